@@ -1,0 +1,43 @@
+# Two commands a newcomer needs: `make demo` and `make test`. Both create or reuse .venv.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
+export AWS_ACCOUNT_ID_ENDPOINT_MODE ?= disabled
+
+.PHONY: venv demo test lint typecheck unit bench synth lock clean
+
+$(STAMP): requirements-dev.txt layers/deps/requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m agentmem.demo
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+# pytest exits 5 when it collects nothing; that is a broken suite here, so it fails too.
+test: lint typecheck
+	$(PY) -m pytest -n 2 --dist loadgroup
+
+bench: $(STAMP)
+	$(PY) bench/append.py
+
+synth: $(STAMP)
+	$(PY) -c "import subprocess,sys; sys.exit(subprocess.call(['npx','--yes','aws-cdk@2','synth','-c','tenant=acme','--quiet']))"
+
+lock:
+	$(PY) -m pip freeze --exclude-editable | grep -v '^agentmem' > requirements-dev.txt.new && mv requirements-dev.txt.new requirements-dev.txt
+
+clean:
+	rm -rf $(VENV) .agentmem cdk.out .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Backend adapters. Only bootstrap imports these; the domain sees the ports."""

@@ -1,0 +1,1 @@
+"""Embedded backends: SQLite and the local filesystem."""

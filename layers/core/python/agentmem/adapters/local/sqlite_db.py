@@ -1,0 +1,69 @@
+"""One SQLite database file per data dir, one connection per thread, WAL mode."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from agentmem.errors import BackendUnavailableError
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class SqliteDatabase:
+    """Thread-safe access to one SQLite file: each thread gets its own connection (sqlite3
+    connections must not be shared across threads), and writes run in `BEGIN IMMEDIATE`
+    transactions so concurrent writers queue on the file lock instead of failing mid-way."""
+
+    def __init__(self, path: Path, *, synchronous: str = "FULL") -> None:
+        self.path = path
+        self._synchronous = synchronous
+        self._local = threading.local()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: committed on success, rolled back on any error."""
+        conn = self.connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise BackendUnavailableError(f"sqlite is busy: {exc}") from exc
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            conn.execute("ROLLBACK")
+            raise BackendUnavailableError(f"sqlite commit failed: {exc}") from exc
+
+    def apply_schema(self, script: str) -> None:
+        """Run idempotent DDL in one transaction (executescript would commit on its own)."""
+        with self.write() as conn:
+            for statement in script.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

@@ -1,0 +1,136 @@
+"""EventLog on SQLite: seq and idempotency are decided inside one BEGIN IMMEDIATE transaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.errors import BackendUnavailableError
+from agentmem.model.events import AppendOutcome, BlobRef, Event, EventDraft
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position        INTEGER PRIMARY KEY AUTOINCREMENT,  -- global append order, for projector checkpoints
+    tenant_id       TEXT NOT NULL,
+    session_id      TEXT NOT NULL,
+    seq             INTEGER NOT NULL,
+    event_id        TEXT NOT NULL UNIQUE,
+    subject_id      TEXT NOT NULL,
+    round           INTEGER NOT NULL,
+    agent           TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    media_type      TEXT NOT NULL,
+    content_json    TEXT,
+    blob_json       TEXT,
+    idempotency_key TEXT,
+    request_hash    TEXT NOT NULL,
+    created_at      TEXT NOT NULL,
+    UNIQUE (tenant_id, session_id, seq),
+    UNIQUE (tenant_id, session_id, idempotency_key)
+);
+CREATE INDEX IF NOT EXISTS events_by_subject ON events (tenant_id, subject_id, position);
+"""
+
+COLUMNS = (
+    "event_id, session_id, seq, subject_id, round, agent, kind, media_type, content_json, blob_json, "
+    "idempotency_key, request_hash, created_at"
+)
+
+
+def row_to_event(row: sqlite3.Row) -> Event:
+    return Event(
+        event_id=row["event_id"],
+        session_id=row["session_id"],
+        seq=row["seq"],
+        subject_id=row["subject_id"],
+        round=row["round"],
+        agent=row["agent"],
+        kind=row["kind"],
+        media_type=row["media_type"],
+        content=json.loads(row["content_json"]) if row["content_json"] is not None else None,
+        blob=BlobRef.model_validate_json(row["blob_json"]) if row["blob_json"] else None,
+        idempotency_key=row["idempotency_key"],
+        created_at=row["created_at"],
+    )
+
+
+class SqliteEventLog:
+    def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
+        self._db = db
+        self._tenant = tenant_id
+        db.apply_schema(SCHEMA)
+
+    def append(self, draft: EventDraft) -> AppendOutcome:
+        try:
+            with self._db.write() as conn:
+                if draft.idempotency_key is not None:
+                    existing = conn.execute(
+                        f"SELECT {COLUMNS} FROM events WHERE tenant_id=? AND session_id=? AND idempotency_key=?",
+                        (self._tenant, draft.session_id, draft.idempotency_key),
+                    ).fetchone()
+                    if existing is not None:
+                        return AppendOutcome(
+                            event=row_to_event(existing), created=False, request_hash=existing["request_hash"]
+                        )
+                (last,) = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events WHERE tenant_id=? AND session_id=?",
+                    (self._tenant, draft.session_id),
+                ).fetchone()
+                event = Event.from_draft(draft, seq=last + 1)
+                conn.execute(
+                    f"INSERT INTO events (tenant_id, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        self._tenant,
+                        event.event_id,
+                        event.session_id,
+                        event.seq,
+                        event.subject_id,
+                        event.round,
+                        event.agent,
+                        event.kind,
+                        event.media_type,
+                        json.dumps(event.content, ensure_ascii=False) if event.content is not None else None,
+                        event.blob.model_dump_json() if event.blob else None,
+                        event.idempotency_key,
+                        draft.request_hash,
+                        event.created_at,
+                    ),
+                )
+        except sqlite3.OperationalError as exc:
+            raise BackendUnavailableError(f"sqlite append failed: {exc}") from exc
+        return AppendOutcome(event=event, created=True, request_hash=draft.request_hash)
+
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        after: int = 0,
+        limit: int = 100,
+        agent: str | None = None,
+        round: int | None = None,
+    ) -> list[Event]:
+        sql = f"SELECT {COLUMNS} FROM events WHERE tenant_id=? AND session_id=? AND seq>?"
+        params: list[object] = [self._tenant, session_id, after]
+        if agent is not None:
+            sql += " AND agent=?"
+            params.append(agent)
+        if round is not None:
+            sql += " AND round=?"
+            params.append(round)
+        sql += " ORDER BY seq LIMIT ?"
+        params.append(limit)
+        rows = self._db.connection().execute(sql, params).fetchall()
+        return [row_to_event(row) for row in rows]
+
+    def last_seq(self, session_id: str) -> int:
+        (last,) = (
+            self._db.connection()
+            .execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE tenant_id=? AND session_id=?",
+                (self._tenant, session_id),
+            )
+            .fetchone()
+        )
+        return int(last)
+

@@ -1,0 +1,1 @@
+"""Episodic tier: the append-only log that is the source of truth."""

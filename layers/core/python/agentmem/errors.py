@@ -1,0 +1,58 @@
+"""Domain errors. Adapters translate driver faults into these; the API maps them to HTTP in one place."""
+
+from __future__ import annotations
+
+
+class AgentMemError(Exception):
+    """Base of every error the domain raises on purpose."""
+
+    code = "internal_error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class InvalidInputError(AgentMemError):
+    """The request is well formed but a value breaks a rule (HTTP 422)."""
+
+    code = "invalid_input"
+
+
+class NotFoundError(AgentMemError):
+    """The named resource does not exist (HTTP 404)."""
+
+    code = "not_found"
+
+
+class ConflictError(AgentMemError):
+    """The write contradicts stored state, e.g. an idempotency key reused for another body (HTTP 409)."""
+
+    code = "conflict"
+
+
+class PayloadTooLargeError(AgentMemError):
+    """A payload is over a configured ceiling (HTTP 413). The message names the limit."""
+
+    code = "payload_too_large"
+
+    def __init__(self, message: str, *, field: str | None = None, limit_bytes: int) -> None:
+        super().__init__(message, field=field)
+        self.limit_bytes = limit_bytes
+
+
+class BackendUnavailableError(AgentMemError):
+    """A backend is throttling or down. Retryable (HTTP 503 with Retry-After); nothing was written."""
+
+    code = "backend_unavailable"
+
+    def __init__(self, message: str, *, retry_after_seconds: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+
+class ContentionError(BackendUnavailableError):
+    """Optimistic concurrency kept losing the race; the caller may retry the whole request."""
+
+    code = "contention"

@@ -1,0 +1,1 @@
+"""Pydantic models shared by the domain, the adapters and the API."""

@@ -1,0 +1,51 @@
+"""Ports: the Protocols every backend adapter implements. The domain depends only on these."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from agentmem.model.events import AppendOutcome, Event, EventDraft
+
+
+class EventLog(Protocol):
+    """Append-only episodic log, scoped to one tenant at construction.
+
+    Adapters guarantee: seq is unique and gap-free per session under concurrent writers; an
+    append returns only after the event is durable; an idempotency key maps to exactly one event.
+    """
+
+    def append(self, draft: EventDraft) -> AppendOutcome:
+        """Store `draft` at the session's next seq, or return the event already stored under its
+        idempotency key (`created=False`). Raises ConflictError when that key was used for a
+        different request, BackendUnavailableError on throttling or outage."""
+        ...
+
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        after: int = 0,
+        limit: int = 100,
+        agent: str | None = None,
+        round: int | None = None,
+    ) -> list[Event]:
+        """Events with seq > `after` in seq order, filtered, at most `limit`."""
+        ...
+
+    def last_seq(self, session_id: str) -> int:
+        """The highest seq of the session, 0 when it has no events."""
+        ...
+
+
+class BlobStore(Protocol):
+    """Content-addressed store for payloads too large to keep inline in the log."""
+
+    def put(self, data: bytes, *, sha256: str, media_type: str) -> str:
+        """Store `data` under its sha256 (a no-op if present) and return its uri."""
+        ...
+
+    def get(self, uri: str) -> bytes:
+        """The bytes behind `uri`. Raises NotFoundError when absent."""
+        ...
+
+    def exists(self, sha256: str) -> bool: ...

@@ -1,0 +1,36 @@
+"""Runtime configuration, parsed once from AGENTMEM_* environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agentmem.model.common import Identifier
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AGENTMEM_", frozen=True)
+
+    backend: Literal["local", "aws"] = "local"
+    tenant_id: Identifier = "local"
+
+    # Content over this many UTF-8 bytes goes to the blob store; stays well under DynamoDB's 400 KB item.
+    inline_max_bytes: int = Field(default=32 * 1024, ge=256, le=300 * 1024)
+    # Requests over this are refused with 413. API Gateway caps REST payloads at 10 MB and Lambda at 6 MB.
+    max_request_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=6 * 1024 * 1024)
+
+    # local backend
+    data_dir: Path = Path(".agentmem")
+    # FULL fsyncs the WAL at every commit, so an ack survives power loss, not just a process crash.
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    host: str = "127.0.0.1"
+    port: int = Field(default=8787, ge=0, le=65535)
+
+    # aws backend
+    table_name: str = "agentmem-log"
+    bucket_name: str = "agentmem-blobs"
+    aws_region: str | None = None
+    endpoint_url: str | None = None
