@@ -1,0 +1,108 @@
+"""Map every failure to the one JSON error shape: {"error": {"code", "message", "field"}}."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from agentmem import errors
+
+logger = logging.getLogger(__name__)
+
+STATUS_BY_ERROR: dict[type[errors.AgentMemError], HTTPStatus] = {
+    errors.InvalidInputError: HTTPStatus.UNPROCESSABLE_ENTITY,
+    errors.NotFoundError: HTTPStatus.NOT_FOUND,
+    errors.ConflictError: HTTPStatus.CONFLICT,
+    errors.PayloadTooLargeError: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+    errors.BackendUnavailableError: HTTPStatus.SERVICE_UNAVAILABLE,
+}
+
+
+def error_response(
+    status: HTTPStatus,
+    code: str,
+    message: str,
+    *,
+    field: str | None = None,
+    details: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[dict[str, Any]]:
+    error: dict[str, Any] = {"code": code, "message": message, "field": field}
+    if details:
+        error["details"] = details
+    return Response(
+        status_code=int(status),
+        content_type=content_types.APPLICATION_JSON,
+        body={"error": error},
+        headers=headers,
+    )
+
+
+def _field_of(location: tuple[Any, ...]) -> str | None:
+    """`("body", "content", "str")` names the field `content`; the union tag after it is noise."""
+    if not location:
+        return None
+    if location[0] == "body":
+        return str(location[1]) if len(location) > 1 and isinstance(location[1], str) else "body"
+    return str(location[1]) if len(location) > 1 else str(location[0])
+
+
+def _status_of(error: errors.AgentMemError) -> HTTPStatus:
+    for cls in type(error).__mro__:
+        if cls in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[cls]  # type: ignore[index]
+    return HTTPStatus.INTERNAL_SERVER_ERROR
+
+
+def register_error_handlers(app: APIGatewayRestResolver) -> None:
+    @app.exception_handler(RequestValidationError)
+    def _validation(exc: RequestValidationError) -> Response[dict[str, Any]]:
+        problems = list(exc.errors())
+        first = problems[0] if problems else {"loc": ("body",), "msg": "invalid request", "type": "invalid"}
+        details = [{"field": _field_of(tuple(p["loc"])), "message": p["msg"], "type": p["type"]} for p in problems]
+        if first["type"] == "json_invalid":
+            reason = first.get("ctx", {}).get("error", "")
+            return error_response(
+                HTTPStatus.BAD_REQUEST, "malformed_json", f"request body is not valid JSON: {reason}", field="body"
+            )
+        field = _field_of(tuple(first["loc"]))
+        return error_response(
+            HTTPStatus.UNPROCESSABLE_ENTITY,
+            "validation_error",
+            f"{field}: {first['msg']}",
+            field=field,
+            details=details,
+        )
+
+    @app.exception_handler(UnicodeDecodeError)
+    def _not_utf8(exc: UnicodeDecodeError) -> Response[dict[str, Any]]:
+        return error_response(
+            HTTPStatus.BAD_REQUEST, "invalid_encoding", f"request body is not UTF-8: {exc.reason}", field="body"
+        )
+
+    @app.exception_handler(errors.AgentMemError)
+    def _domain(exc: errors.AgentMemError) -> Response[dict[str, Any]]:
+        status = _status_of(exc)
+        headers = None
+        if isinstance(exc, errors.BackendUnavailableError):
+            headers = {"Retry-After": str(exc.retry_after_seconds)}
+            logger.warning("backend unavailable", extra={"code": exc.code, "reason": exc.message})
+        return error_response(status, exc.code, exc.message, field=exc.field, headers=headers)
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response[dict[str, Any]]:
+        # A bug, not a backend fault: log it whole, answer without internals.
+        logger.exception("unhandled error", extra={"error_type": type(exc).__name__})
+        return error_response(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", "internal error")
+
+    @app.not_found
+    def _no_route(exc: RouteNotFoundError) -> Response[dict[str, Any]]:
+        event = app.current_event
+        return error_response(
+            HTTPStatus.NOT_FOUND, "no_route", f"no route for {event.http_method} {event.path}", field=None
+        )

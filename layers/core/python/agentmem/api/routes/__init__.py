@@ -1,0 +1,1 @@
+"""One Router per capability; api.app includes them."""

@@ -1,0 +1,62 @@
+"""Routes of the episodic log: append and page through a session's events."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
+
+from agentmem.bootstrap import Services
+from agentmem.episodic.service import MAX_PAGE
+from agentmem.model.common import ID_PATTERN
+from agentmem.model.events import AppendEventRequest, AppendEventResponse, EventPage
+
+SessionId = Annotated[str, Path(pattern=ID_PATTERN, description="Session id.")]
+
+
+def episodic_router(services: Services) -> APIGatewayRouter:
+    router = APIGatewayRouter()
+
+    @router.post(
+        "/v1/sessions/<session_id>/events",
+        summary="Append an event to a session's log",
+        responses={
+            201: {"description": "Appended (or an idempotent repeat of an earlier append)."},
+            400: {"description": "Body is not JSON or not UTF-8."},
+            409: {"description": "idempotency_key reused for a different request."},
+            413: {"description": "Content over the request ceiling."},
+            422: {"description": "A field breaks a rule; `error.field` names it."},
+            503: {"description": "Backend throttled or unavailable; retry after `Retry-After`."},
+        },
+        tags=["episodic"],
+    )
+    def append_event(
+        session_id: SessionId, body: Annotated[AppendEventRequest, Body()]
+    ) -> Response[AppendEventResponse]:
+        outcome = services.episodic.append(session_id, body)
+        event = outcome.event
+        ack = AppendEventResponse(
+            event_id=event.event_id, seq=event.seq, session_id=event.session_id, stored=event.stored
+        )
+        return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=ack)
+
+    @router.get(
+        "/v1/sessions/<session_id>/events",
+        summary="Page through a session's events in seq order",
+        tags=["episodic"],
+    )
+    def list_events(
+        session_id: SessionId,
+        after: Annotated[int, Query(ge=0, description="Return events with seq greater than this.")] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+        agent: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
+        round: Annotated[int | None, Query(ge=0)] = None,
+        resolve_blobs: Annotated[bool, Query(description="Inline blob content instead of a pointer.")] = False,
+    ) -> EventPage:
+        return services.episodic.list_events(
+            session_id, after=after, limit=limit, agent=agent, round=round, resolve_blobs=resolve_blobs
+        )
+
+    return router

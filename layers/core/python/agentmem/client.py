@@ -1,0 +1,134 @@
+"""`MemoryClient`: a small typed client for the agentmem HTTP API.
+
+Against API Gateway it signs each request with SigV4 (service `execute-api`) through botocore,
+using the standard credential chain; against `agentmem serve` it sends plain requests."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+from urllib.parse import urlencode
+
+import urllib3
+
+from agentmem.model.events import AppendEventResponse, EventContent, EventPage
+
+RETRYABLE = frozenset({429, 502, 503, 504})
+
+
+class MemoryApiError(Exception):
+    """A non-2xx answer, carrying the API's error code, message and offending field."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None) -> None:
+        super().__init__(f"{status} {code}: {message}" + (f" (field: {field})" if field else ""))
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+class MemoryClient:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        sigv4_region: str | None = None,
+        timeout_seconds: float = 10.0,
+        retries: int = 3,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._region = sigv4_region
+        self._http = urllib3.PoolManager(
+            timeout=urllib3.Timeout(total=timeout_seconds),
+            # Retry only what the API marks retryable; a 503 carries Retry-After, which urllib3 honours.
+            retries=urllib3.Retry(
+                total=retries,
+                status_forcelist=RETRYABLE,
+                allowed_methods=None,
+                backoff_factor=0.2,
+                respect_retry_after_header=True,
+                raise_on_status=False,
+            ),
+        )
+
+    def request(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None) -> Any:
+        url = self.base_url + path
+        params = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
+        if params:
+            url += "?" + urlencode(params)
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        if self._region:
+            headers = self._sign(method, url, data, headers)
+        response = self._http.request(method, url, body=data, headers=headers)
+        payload = json.loads(response.data) if response.data else None
+        if response.status >= 400:
+            error = (payload or {}).get("error", {}) if isinstance(payload, dict) else {}
+            raise MemoryApiError(
+                response.status, error.get("code", "http_error"), error.get("message", ""), error.get("field")
+            )
+        return payload
+
+    def _sign(self, method: str, url: str, data: bytes | None, headers: dict[str, str]) -> dict[str, str]:
+        import botocore.session
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+
+        credentials = botocore.session.get_session().get_credentials()
+        if credentials is None:
+            raise MemoryApiError(0, "no_credentials", "SigV4 signing needs AWS credentials", None)
+        aws_request = AWSRequest(method=method, url=url, data=data, headers=headers)
+        SigV4Auth(credentials.get_frozen_credentials(), "execute-api", self._region).add_auth(aws_request)
+        return dict(aws_request.headers.items())
+
+    # -- episodic log -------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        session_id: str,
+        *,
+        subject_id: str,
+        round: int,
+        agent: str,
+        kind: str,
+        content: EventContent,
+        media_type: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AppendEventResponse:
+        body: dict[str, Any] = {
+            "subject_id": subject_id,
+            "round": round,
+            "agent": agent,
+            "kind": kind,
+            "content": content,
+        }
+        if media_type is not None:
+            body["media_type"] = media_type
+        # Always send a key: the client's own retries (on 503 or a dropped connection) then can
+        # never append the same output twice.
+        body["idempotency_key"] = idempotency_key or f"auto-{uuid.uuid4().hex}"
+        return AppendEventResponse.model_validate(self.request("POST", f"/v1/sessions/{session_id}/events", body))
+
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        after: int = 0,
+        limit: int = 100,
+        agent: str | None = None,
+        round: int | None = None,
+        resolve_blobs: bool = False,
+    ) -> EventPage:
+        query = {"after": after, "limit": limit, "agent": agent, "round": round, "resolve_blobs": resolve_blobs}
+        return EventPage.model_validate(self.request("GET", f"/v1/sessions/{session_id}/events", query=query))
+
+    def health(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.request("GET", "/v1/health")
+        return result
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
