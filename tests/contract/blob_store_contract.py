@@ -20,7 +20,7 @@ class BlobStoreContract:
         raise NotImplementedError
 
     def test_put_then_get_round_trips_bytes(self, store: BlobStore) -> None:
-        data = "date,amount\n2026-01-02,12.50\n".encode() * 1000
+        data = b"date,amount\n2026-01-02,12.50\n" * 1000
         uri = store.put(data, sha256=sha(data), media_type="text/csv")
         assert store.get(uri) == data
         assert store.exists(sha(data))

@@ -18,14 +18,31 @@ _counter = iter(range(10**9))
 _counter_lock = threading.Lock()
 
 
-def draft(session_id: str = "s1", *, idem: str | None = None, agent: str = "intake", round: int = 0,
-          content: object = "hello", blob: BlobRef | None = None, request_hash: str = "h") -> EventDraft:
+def draft(
+    session_id: str = "s1",
+    *,
+    idem: str | None = None,
+    agent: str = "intake",
+    round: int = 0,
+    content: object = "hello",
+    blob: BlobRef | None = None,
+    request_hash: str = "h",
+) -> EventDraft:
     with _counter_lock:
         n = next(_counter)
     return EventDraft(
-        event_id=f"ev_{n}", session_id=session_id, subject_id="priya", round=round, agent=agent,
-        kind="note", media_type="text/plain", content=None if blob else content, blob=blob,  # type: ignore[arg-type]
-        idempotency_key=idem, request_hash=request_hash, created_at="2026-11-30T00:00:00.000Z",
+        event_id=f"ev_{n}",
+        session_id=session_id,
+        subject_id="priya",
+        round=round,
+        agent=agent,
+        kind="note",
+        media_type="text/plain",
+        content=None if blob else content,
+        blob=blob,  # type: ignore[arg-type]
+        idempotency_key=idem,
+        request_hash=request_hash,
+        created_at="2026-11-30T00:00:00.000Z",
     )
 
 
@@ -56,7 +73,12 @@ class EventLogContract:
         (read,) = log.list_events("s1")
         assert read == outcome.event
         assert read.content == {"rows": [1, 2], "note": "naïve ✓"}
-        assert (read.event_id, read.round, read.agent, read.idempotency_key) == (sent.event_id, 4, "planner", "k1")
+        assert (read.event_id, read.round, read.agent, read.idempotency_key) == (
+            sent.event_id,
+            4,
+            "planner",
+            "k1",
+        )
 
     def test_blob_pointer_is_kept_in_place_of_content(self, log: EventLog) -> None:
         ref = BlobRef(uri="file:///x", bytes=40000, sha256="ab" * 32, media_type="text/csv", preview="a,b")

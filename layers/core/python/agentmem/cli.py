@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
@@ -38,10 +39,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"agentmem serving {server.url} (data dir {settings.data_dir.resolve()})", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

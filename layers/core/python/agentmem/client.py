@@ -40,6 +40,7 @@ class MemoryClient:
         self.base_url = base_url.rstrip("/")
         self._region = sigv4_region
         self._http = urllib3.PoolManager(
+            maxsize=16,  # one connection per concurrent caller thread, reused (keep-alive)
             timeout=urllib3.Timeout(total=timeout_seconds),
             # Retry only what the API marks retryable; a 503 carries Retry-After, which urllib3 honours.
             retries=urllib3.Retry(
@@ -60,7 +61,7 @@ class MemoryClient:
         data = json.dumps(body).encode("utf-8") if body is not None else None
         headers = {"content-type": "application/json", "accept": "application/json"}
         if self._region:
-            headers = self._sign(method, url, data, headers)
+            headers = self._sign(method, url, data, headers, self._region)
         response = self._http.request(method, url, body=data, headers=headers)
         payload = json.loads(response.data) if response.data else None
         if response.status >= 400:
@@ -70,7 +71,9 @@ class MemoryClient:
             )
         return payload
 
-    def _sign(self, method: str, url: str, data: bytes | None, headers: dict[str, str]) -> dict[str, str]:
+    def _sign(
+        self, method: str, url: str, data: bytes | None, headers: dict[str, str], region: str
+    ) -> dict[str, str]:
         import botocore.session
         from botocore.auth import SigV4Auth
         from botocore.awsrequest import AWSRequest
@@ -79,7 +82,7 @@ class MemoryClient:
         if credentials is None:
             raise MemoryApiError(0, "no_credentials", "SigV4 signing needs AWS credentials", None)
         aws_request = AWSRequest(method=method, url=url, data=data, headers=headers)
-        SigV4Auth(credentials.get_frozen_credentials(), "execute-api", self._region).add_auth(aws_request)
+        SigV4Auth(credentials.get_frozen_credentials(), "execute-api", region).add_auth(aws_request)
         return dict(aws_request.headers.items())
 
     # -- episodic log -------------------------------------------------------------------------
@@ -108,7 +111,9 @@ class MemoryClient:
         # Always send a key: the client's own retries (on 503 or a dropped connection) then can
         # never append the same output twice.
         body["idempotency_key"] = idempotency_key or f"auto-{uuid.uuid4().hex}"
-        return AppendEventResponse.model_validate(self.request("POST", f"/v1/sessions/{session_id}/events", body))
+        return AppendEventResponse.model_validate(
+            self.request("POST", f"/v1/sessions/{session_id}/events", body)
+        )
 
     def list_events(
         self,
@@ -120,7 +125,13 @@ class MemoryClient:
         round: int | None = None,
         resolve_blobs: bool = False,
     ) -> EventPage:
-        query = {"after": after, "limit": limit, "agent": agent, "round": round, "resolve_blobs": resolve_blobs}
+        query = {
+            "after": after,
+            "limit": limit,
+            "agent": agent,
+            "round": round,
+            "resolve_blobs": resolve_blobs,
+        }
         return EventPage.model_validate(self.request("GET", f"/v1/sessions/{session_id}/events", query=query))
 
     def health(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ proxy event, through the same resolver and validation code as the Lambda handler
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import queue
 import threading
@@ -37,7 +38,9 @@ class LocalContext:
         return 30_000
 
 
-def to_proxy_event(method: str, raw_path: str, headers: dict[str, str], body: bytes, peer: str) -> dict[str, Any]:
+def to_proxy_event(
+    method: str, raw_path: str, headers: dict[str, str], body: bytes, peer: str
+) -> dict[str, Any]:
     """An API Gateway REST (v1) proxy event for one HTTP request."""
     parts = urlsplit(raw_path)
     multi = parse_qs(parts.query, keep_blank_values=True)
@@ -99,11 +102,9 @@ def make_handler(pool: ResolverPool, max_body_bytes: int) -> type[BaseHTTPReques
         def _dispatch(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             if length > max_body_bytes:
-                self._send_json(
-                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                    b'{"error":{"code":"payload_too_large","message":"request body is %d bytes; the limit is %d'
-                    b' bytes","field":"body"}}' % (length, max_body_bytes),
-                )
+                message = f"request body is {length} bytes; the limit is {max_body_bytes} bytes"
+                error = {"code": "payload_too_large", "message": message, "field": "body"}
+                self._send_json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, json.dumps({"error": error}).encode())
                 self.close_connection = True
                 return
             body = self.rfile.read(length) if length else b""
@@ -113,7 +114,9 @@ def make_handler(pool: ResolverPool, max_body_bytes: int) -> type[BaseHTTPReques
             payload = result.get("body") or ""
             data = base64.b64decode(payload) if result.get("isBase64Encoded") else payload.encode("utf-8")
             self.send_response(result["statusCode"])
-            multi = result.get("multiValueHeaders") or {k: [v] for k, v in (result.get("headers") or {}).items()}
+            multi = result.get("multiValueHeaders") or {
+                k: [v] for k, v in (result.get("headers") or {}).items()
+            }
             for name, values in multi.items():
                 for value in values:
                     self.send_header(name, value)

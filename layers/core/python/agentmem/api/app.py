@@ -4,9 +4,12 @@ so validation, routing and error mapping are the same code everywhere."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+import threading
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from agentmem import __version__
 from agentmem.api.errors import register_error_handlers
@@ -16,42 +19,79 @@ from agentmem.bootstrap import Services
 OPENAPI_PATH = "/v1/openapi.json"
 
 
-class JsonOnlyResolver(APIGatewayRestResolver):
-    """The API speaks JSON only. Powertools would parse a form-encoded body (curl's default) as a
-    form and report every field missing; a 415 that says what to send is the clearer answer."""
+class AgentMemResolver(APIGatewayRestResolver):
+    """The Powertools REST resolver, made safe for a threaded server and strict about JSON.
 
-    def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
-        content_type = (headers.get("content-type") or "application/json").split(";")[0].strip().lower()
-        if event.get("body") and not (content_type == "application/json" or content_type.endswith("+json")):
-            body = {
-                "error": {
-                    "code": "unsupported_media_type",
-                    "message": f"send JSON with content-type application/json, not {content_type}",
-                    "field": "content-type",
-                }
-            }
-            return {
-                "statusCode": 415,
-                "headers": {"Content-Type": "application/json"},
-                "multiValueHeaders": {},
-                "body": json.dumps(body),
-                "isBase64Encoded": False,
-            }
-        return super().resolve(event, context)
+    Powertools publishes the current event as a class attribute of BaseRouter (fine in Lambda,
+    one event per process at a time), so two threads resolving at once read each other's
+    requests. Here the event and context live in a thread-local, and the local server also
+    gives each in-flight request its own resolver instance for Powertools' per-instance context."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._request = threading.local()
+
+    @property  # type: ignore[override]
+    def current_event(self) -> APIGatewayProxyEvent:
+        event: APIGatewayProxyEvent = self._request.event
+        return event
+
+    @current_event.setter
+    def current_event(self, value: APIGatewayProxyEvent) -> None:
+        self._request.event = value
+
+    @property
+    def lambda_context(self) -> Any:
+        return self._request.context
+
+    @lambda_context.setter
+    def lambda_context(self, value: Any) -> None:
+        self._request.context = value
+
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        self.current_event = APIGatewayProxyEvent(dict(event))
+        self.lambda_context = context
+        refusal = refuse_non_json(event)
+        return refusal if refusal is not None else super().resolve(event, context)
 
 
-def build_resolver(services: Services) -> JsonOnlyResolver:
-    app = JsonOnlyResolver(enable_validation=True)
+def refuse_non_json(event: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A 415 for a body that is not JSON. Powertools would parse a form-encoded body (curl's
+    default) as a form and report every field missing; naming the content type is clearer."""
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    content_type = (headers.get("content-type") or "application/json").split(";")[0].strip().lower()
+    if not event.get("body") or content_type == "application/json" or content_type.endswith("+json"):
+        return None
+    error = {
+        "code": "unsupported_media_type",
+        "message": f"send JSON with content-type application/json, not {content_type}",
+        "field": "content-type",
+    }
+    return {
+        "statusCode": 415,
+        "headers": {"Content-Type": "application/json"},
+        "multiValueHeaders": {},
+        "body": json.dumps({"error": error}),
+        "isBase64Encoded": False,
+    }
+
+
+def build_resolver(services: Services) -> AgentMemResolver:
+    app = AgentMemResolver(enable_validation=True)
     register_error_handlers(app)
     app.include_router(episodic_router(services))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:
         settings = services.settings
-        return {"status": "ok", "version": __version__, "backend": settings.backend, "tenant": settings.tenant_id}
+        return {
+            "status": "ok",
+            "version": __version__,
+            "backend": settings.backend,
+            "tenant": settings.tenant_id,
+        }
 
-    @app.get(OPENAPI_PATH, summary="This API's OpenAPI document", tags=["ops"], include_in_schema=False)
+    @app.get(OPENAPI_PATH, summary="This API's OpenAPI document", tags=["ops"])
     def openapi() -> dict[str, Any]:
         return openapi_document(app)
 

@@ -55,7 +55,7 @@ def _field_of(location: tuple[Any, ...]) -> str | None:
 def _status_of(error: errors.AgentMemError) -> HTTPStatus:
     for cls in type(error).__mro__:
         if cls in STATUS_BY_ERROR:
-            return STATUS_BY_ERROR[cls]  # type: ignore[index]
+            return STATUS_BY_ERROR[cls]
     return HTTPStatus.INTERNAL_SERVER_ERROR
 
 
@@ -64,11 +64,17 @@ def register_error_handlers(app: APIGatewayRestResolver) -> None:
     def _validation(exc: RequestValidationError) -> Response[dict[str, Any]]:
         problems = list(exc.errors())
         first = problems[0] if problems else {"loc": ("body",), "msg": "invalid request", "type": "invalid"}
-        details = [{"field": _field_of(tuple(p["loc"])), "message": p["msg"], "type": p["type"]} for p in problems]
+        details = [
+            {"field": _field_of(tuple(p["loc"])), "message": p["msg"], "type": p["type"]} for p in problems
+        ]
         if first["type"] == "json_invalid":
-            reason = first.get("ctx", {}).get("error", "")
+            context = first.get("ctx") or {}
+            reason = context.get("error", "") if isinstance(context, dict) else ""
             return error_response(
-                HTTPStatus.BAD_REQUEST, "malformed_json", f"request body is not valid JSON: {reason}", field="body"
+                HTTPStatus.BAD_REQUEST,
+                "malformed_json",
+                f"request body is not valid JSON: {reason}",
+                field="body",
             )
         field = _field_of(tuple(first["loc"]))
         return error_response(
@@ -82,7 +88,10 @@ def register_error_handlers(app: APIGatewayRestResolver) -> None:
     @app.exception_handler(UnicodeDecodeError)
     def _not_utf8(exc: UnicodeDecodeError) -> Response[dict[str, Any]]:
         return error_response(
-            HTTPStatus.BAD_REQUEST, "invalid_encoding", f"request body is not UTF-8: {exc.reason}", field="body"
+            HTTPStatus.BAD_REQUEST,
+            "invalid_encoding",
+            f"request body is not UTF-8: {exc.reason}",
+            field="body",
         )
 
     @app.exception_handler(errors.AgentMemError)

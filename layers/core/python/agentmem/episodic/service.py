@@ -16,6 +16,7 @@ from agentmem.model.events import (
     BlobRef,
     Event,
     EventDraft,
+    EventContent,
     EventPage,
     encode_content,
 )
@@ -82,7 +83,7 @@ class EpisodicService:
         media_type = request.default_media_type()
         fingerprint = request_fingerprint(session_id, request)
         blob: BlobRef | None = None
-        content = request.content
+        content: EventContent | None = request.content
         if len(data) > self._limits.inline_max_bytes:
             digest = hashlib.sha256(data).hexdigest()
             uri = self._blobs.put(data, sha256=digest, media_type=media_type)

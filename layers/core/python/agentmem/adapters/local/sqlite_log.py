@@ -66,7 +66,8 @@ class SqliteEventLog:
             with self._db.write() as conn:
                 if draft.idempotency_key is not None:
                     existing = conn.execute(
-                        f"SELECT {COLUMNS} FROM events WHERE tenant_id=? AND session_id=? AND idempotency_key=?",
+                        f"SELECT {COLUMNS} FROM events"
+                        " WHERE tenant_id=? AND session_id=? AND idempotency_key=?",
                         (self._tenant, draft.session_id, draft.idempotency_key),
                     ).fetchone()
                     if existing is not None:
@@ -133,4 +134,3 @@ class SqliteEventLog:
             .fetchone()
         )
         return int(last)
-

@@ -53,7 +53,9 @@ def episodic_router(services: Services) -> APIGatewayRouter:
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
         agent: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
         round: Annotated[int | None, Query(ge=0)] = None,
-        resolve_blobs: Annotated[bool, Query(description="Inline blob content instead of a pointer.")] = False,
+        resolve_blobs: Annotated[
+            bool, Query(description="Inline blob content instead of a pointer.")
+        ] = False,
     ) -> EventPage:
         return services.episodic.list_events(
             session_id, after=after, limit=limit, agent=agent, round=round, resolve_blobs=resolve_blobs

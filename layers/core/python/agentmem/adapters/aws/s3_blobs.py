@@ -1,0 +1,84 @@
+"""BlobStore on S3, laid out by content hash like the local folder store."""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agentmem.adapters.aws.errors import translate_client_error
+from agentmem.errors import InvalidInputError, NotFoundError
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3.client import S3Client
+
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+class S3BlobStore:
+    """Blobs live at `s3://<bucket>/<prefix>sha256/<aa>/<hash>`.
+
+    Uploads carry the caller's sha256 as `ChecksumSHA256`, so S3 itself refuses bytes that do not
+    match the hash they are filed under. No encryption header is sent: the bucket's default
+    encryption, set by the stack, decides, and an explicit `AES256` would silently override a KMS
+    default if the stack ever moves to one.
+    """
+
+    def __init__(self, bucket: str, *, client: S3Client | None = None, prefix: str = "blobs/") -> None:
+        self._bucket = bucket
+        self._prefix = prefix
+        self._client: S3Client = client or boto3.client("s3", config=Config(retries={"mode": "standard"}))
+
+    def _key(self, sha256: str) -> str:
+        return f"{self._prefix}sha256/{sha256[:2]}/{sha256}"
+
+    def put(self, data: bytes, *, sha256: str, media_type: str) -> str:
+        if not SHA256_HEX.fullmatch(sha256):
+            raise InvalidInputError("sha256 must be 64 lowercase hex digits", field="sha256")
+        key = self._key(sha256)
+        # Content addressing makes an existing object the same bytes: skip the upload.
+        if not self._head(key):
+            try:
+                self._client.put_object(
+                    Bucket=self._bucket,
+                    Key=key,
+                    Body=data,
+                    ContentType=media_type,
+                    ChecksumSHA256=base64.b64encode(bytes.fromhex(sha256)).decode("ascii"),
+                )
+            except (ClientError, BotoCoreError) as exc:
+                raise translate_client_error(exc, "store blob") from exc
+        return f"s3://{self._bucket}/{key}"
+
+    def get(self, uri: str) -> bytes:
+        parsed = urlparse(uri)
+        key = parsed.path.removeprefix("/")
+        if parsed.scheme != "s3" or parsed.netloc != self._bucket or not key.startswith(self._prefix):
+            raise NotFoundError(f"blob {uri} is not in this store", field="uri")
+        try:
+            # ChecksumMode makes botocore verify the stored SHA-256 against the bytes it receives.
+            response = self._client.get_object(Bucket=self._bucket, Key=key, ChecksumMode="ENABLED")
+            return response["Body"].read()
+        except (ClientError, BotoCoreError) as exc:
+            error = translate_client_error(exc, "read blob")
+            if isinstance(error, NotFoundError):
+                raise NotFoundError(f"blob {uri} not found", field="uri") from exc
+            raise error from exc
+
+    def exists(self, sha256: str) -> bool:
+        return bool(SHA256_HEX.fullmatch(sha256)) and self._head(self._key(sha256))
+
+    def _head(self, key: str) -> bool:
+        try:
+            self._client.head_object(Bucket=self._bucket, Key=key)
+        except (ClientError, BotoCoreError) as exc:
+            error = translate_client_error(exc, "check blob")
+            if isinstance(error, NotFoundError):
+                return False
+            raise error from exc
+        return True

@@ -1,0 +1,85 @@
+"""Shared fixtures: settings over a temp data dir, wired services, sample events by name."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmem.bootstrap import Services, bootstrap
+from agentmem.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENTS = ROOT / "events"
+
+# Nothing in the suite may reach a real AWS account: these make any accidental call fail fast.
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
+os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "agentmem")
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def services(settings: Settings) -> Services:
+    return bootstrap(settings)
+
+
+def load_event(name: str, **overrides: Any) -> dict[str, Any]:
+    """A sample API Gateway event from events/, with top-level keys replaced by `overrides`."""
+    event: dict[str, Any] = json.loads((EVENTS / name).read_text())
+    event.update(overrides)
+    return event
+
+
+@pytest.fixture
+def api_event() -> Callable[..., dict[str, Any]]:
+    return load_event
+
+
+class FakeLambdaContext:
+    function_name = "agentmem-write"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:agentmem-write"
+    aws_request_id = "0f6c1a3e-test"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 10_000
+
+
+@pytest.fixture
+def lambda_context() -> FakeLambdaContext:
+    return FakeLambdaContext()
+
+
+@pytest.fixture
+def call_api(services: Services) -> Iterator[Callable[..., dict[str, Any]]]:
+    """Resolve an API Gateway event through the real resolver; returns status, headers and JSON body."""
+    from agentmem.api.app import build_resolver
+
+    app = build_resolver(services)
+
+    def call(event: dict[str, Any]) -> dict[str, Any]:
+        result = app.resolve(event, FakeLambdaContext())  # type: ignore[arg-type]
+        headers = {k.lower(): v for k, v in (result.get("headers") or {}).items()}
+        for k, values in (result.get("multiValueHeaders") or {}).items():
+            headers[k.lower()] = values[-1]
+        return {
+            "status": result["statusCode"],
+            "headers": headers,
+            "json": json.loads(result["body"] or "null"),
+        }
+
+    yield call
