@@ -28,7 +28,7 @@ typecheck: $(STAMP)
 
 # pytest exits 5 when it collects nothing; that is a broken suite here, so it fails too.
 test: lint typecheck
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(PY) bench/append.py

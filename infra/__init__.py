@@ -1,0 +1,1 @@
+"""CDK infrastructure for agentmem: one stack per tenant (see infra/stack.py)."""

@@ -1,0 +1,1 @@
+"""One construct per concern; infra/stack.py composes them."""

@@ -1,0 +1,110 @@
+"""Durable tenant data: the episodic log table and the blob bucket (plus the bucket's access-log bucket)."""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from infra.config import TenantConfig
+
+ACCESS_LOG_RETENTION = cdk.Duration.days(90)
+# TransactWriteItems needs no action of its own: IAM checks Put/Update/ConditionCheck per item in it.
+# The log is append-only, so no function gets DeleteItem, BatchWriteItem or Scan.
+LOG_READ_APPEND_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:ConditionCheckItem",
+)
+
+
+class Storage(Construct):
+    """The log table and the blob bucket: the only copies of a tenant's data (the rest are projections).
+
+    Log table key design (the aws adapters depend on exactly these attribute names):
+
+    - event:       pk=`T#{tenant}#S#{session}`  sk=`E#{seq:012d}`   one item per appended event
+    - session head: pk=`T#{tenant}#S#{session}` sk=`HEAD`           holds `last_seq`
+    - idempotency: pk=`T#{tenant}#S#{session}`  sk=`IDEM#{key}`     maps a retried request to its seq
+
+    An append is one TransactWriteItems (event put, head compare-and-set, optional IDEM put), so seq stays
+    gap-free. Zero-padded seqs sort lexically in append order, so "last N" is a reverse Query on `E#`.
+    The stream (NEW_IMAGE) feeds the projector; the tenant in the key is defence in depth on top of the
+    one-stack-per-tenant isolation.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: TenantConfig) -> None:
+        super().__init__(scope, construct_id)
+        self._config = config
+        self._removal_policy = cdk.RemovalPolicy.RETAIN if config.retain else cdk.RemovalPolicy.DESTROY
+        self.table = self._build_table()
+        self.access_log_bucket = self._build_access_log_bucket()
+        self.bucket = self._build_blob_bucket(self.access_log_bucket)
+
+    def _build_table(self) -> dynamodb.Table:
+        return dynamodb.Table(
+            self,
+            "LogTable",
+            partition_key=dynamodb.Attribute(name="pk", type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name="sk", type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            stream=dynamodb.StreamViewType.NEW_IMAGE,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            # The log is the source of truth: a retained table must also survive a stray delete-table call.
+            deletion_protection=self._config.retain,
+            removal_policy=self._removal_policy,
+        )
+
+    def _build_access_log_bucket(self) -> s3.Bucket:
+        # Needs no access logs of its own: cdk-nag (S1) accepts a bucket that is another bucket's log target.
+        return s3.Bucket(
+            self,
+            "AccessLogBucket",
+            # S3 log delivery cannot write to SSE-KMS buckets.
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            lifecycle_rules=[s3.LifecycleRule(expiration=ACCESS_LOG_RETENTION)],
+            removal_policy=self._removal_policy,
+            auto_delete_objects=not self._config.retain,
+        )
+
+    def _build_blob_bucket(self, access_logs: s3.IBucket) -> s3.Bucket:
+        # Blobs are content-addressed (key = sha256), so an overwrite is always the same bytes:
+        # versioning would add cost without protecting anything.
+        return s3.Bucket(
+            self,
+            "BlobBucket",
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            server_access_logs_bucket=access_logs,
+            server_access_logs_prefix="blobs/",
+            removal_policy=self._removal_policy,
+            # A dev stack must be deletable in one command; CloudFormation cannot delete a non-empty bucket.
+            auto_delete_objects=not self._config.retain,
+        )
+
+    def grant_log_read_append(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Append events (one transaction) and read them back; nothing that deletes or rewrites."""
+        return self.table.grant(grantee, *LOG_READ_APPEND_ACTIONS)
+
+    def grant_blob_read_put(self, grantee: iam.IGrantable) -> None:
+        """Get and put blob objects. ListBucket only so a missing key answers 404 instead of 403."""
+        iam.Grant.add_to_principal(
+            grantee=grantee,
+            actions=["s3:GetObject", "s3:PutObject"],
+            resource_arns=[self.bucket.arn_for_objects("*")],
+        )
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=["s3:ListBucket"], resource_arns=[self.bucket.bucket_arn]
+        )

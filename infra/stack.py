@@ -1,0 +1,46 @@
+"""The tenant stack: composes the constructs, tags everything, and is checked by cdk-nag on synth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+from constructs import Construct
+
+from infra.config import APP_NAME, TenantConfig
+from infra.constructs.api import Api
+from infra.constructs.layers import Layers
+from infra.constructs.storage import Storage
+from infra.nag import add_checks
+
+
+class TenantStack(cdk.Stack):
+    """Everything one tenant needs; named `agentmem-<tenant>` so tenants never share a resource."""
+
+    def __init__(self, scope: Construct, *, config: TenantConfig, **kwargs: Any) -> None:
+        super().__init__(
+            scope,
+            config.stack_name,
+            stack_name=config.stack_name,
+            description=f"agentmem shared memory for tenant {config.tenant}",
+            **kwargs,
+        )
+        self.config = config
+        self.storage = Storage(self, "Storage", config=config)
+        self.layers = Layers(self, "Layers")
+        self.api = Api(self, "Api", config=config, storage=self.storage, layers=self.layers)
+        self._add_outputs()
+        cdk.Tags.of(self).add("app", APP_NAME)
+        cdk.Tags.of(self).add("tenant", config.tenant)
+
+    def _add_outputs(self) -> None:
+        cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL; routes start with /v1")
+        cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name)
+        cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name)
+
+
+def build_tenant_app(app: cdk.App) -> TenantStack:
+    """Parse the tenant from `app`'s context, add its stack and the nag checks. Raises TenantConfigError."""
+    stack = TenantStack(app, config=TenantConfig.from_context(app.node))
+    add_checks(app)
+    return stack

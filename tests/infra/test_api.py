@@ -1,0 +1,94 @@
+"""The tenant's REST API: SigV4 on every method, the write routes, access logs, throttling, error shape."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Match
+
+from tests.infra.conftest import Synth, only
+
+# Shares the session-scoped `acme` synth with test_stack.py (see the note there).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
+
+EXPECTED_ROUTES = {
+    ("POST", "/v1/sessions/{session_id}/events"),
+    ("GET", "/v1/sessions/{session_id}/events"),
+    ("GET", "/v1/openapi.json"),
+    ("GET", "/v1/health"),
+}
+
+
+def test_every_api_method_requires_iam_auth(acme: Synth) -> None:
+    methods = acme.resources("AWS::ApiGateway::Method")
+    assert methods, "no API methods synthesized"
+    not_iam = {
+        logical_id: method["Properties"].get("AuthorizationType")
+        for logical_id, method in methods.items()
+        if method["Properties"]["HttpMethod"] != "OPTIONS"
+        and method["Properties"].get("AuthorizationType") != "AWS_IAM"
+    }
+    assert not_iam == {}
+
+
+def test_api_exposes_exactly_the_write_routes_as_lambda_proxies(acme: Synth) -> None:
+    resources = acme.template.to_json()["Resources"]
+    routes = set()
+    for method in acme.resources("AWS::ApiGateway::Method").values():
+        props = method["Properties"]
+        assert props["Integration"]["Type"] == "AWS_PROXY"
+        routes.add((props["HttpMethod"], _path_of(resources, props["ResourceId"]["Ref"])))
+    assert routes == EXPECTED_ROUTES
+
+
+def _path_of(resources: dict[str, Any], resource_id: str) -> str:
+    props = resources[resource_id]["Properties"]
+    parent = props["ParentId"]
+    prefix = "" if "Fn::GetAtt" in parent else _path_of(resources, parent["Ref"])
+    return f"{prefix}/{props['PathPart']}"
+
+
+def test_session_routes_require_the_session_id_path_parameter(acme: Synth) -> None:
+    with_params = acme.resources("AWS::ApiGateway::Method", {"RequestParameters": Match.any_value()})
+    assert len(with_params) == 2
+    for method in with_params.values():
+        assert method["Properties"]["RequestParameters"] == {"method.request.path.session_id": True}
+        assert "RequestValidatorId" in method["Properties"]
+
+
+def test_request_validator_checks_parameters_and_leaves_bodies_to_the_lambda(acme: Synth) -> None:
+    # API Gateway body validation would answer 400 where the Lambda answers 422 naming the field.
+    _, validator = only(acme.resources("AWS::ApiGateway::RequestValidator"))
+    assert validator["Properties"]["ValidateRequestParameters"] is True
+    assert not validator["Properties"].get("ValidateRequestBody")
+
+
+def test_stage_writes_json_access_logs_and_is_throttled(acme: Synth) -> None:
+    _, stage = only(acme.resources("AWS::ApiGateway::Stage"))
+    props = stage["Properties"]
+    assert props["StageName"] == "prod"
+    assert props["TracingEnabled"] is True
+    access_log = props["AccessLogSetting"]
+    assert access_log["DestinationArn"]  # a log group ARN, built with Fn::Join
+    # The format must be one JSON object per request; fill the $context placeholders to prove it parses.
+    sample = json.loads(access_log["Format"].replace("$context.error.messageString", '"denied"'))
+    assert {"requestId", "caller", "userArn", "status", "resourcePath"} <= sample.keys()
+    (settings,) = props["MethodSettings"]
+    assert settings["ThrottlingRateLimit"] == 50
+    assert settings["ThrottlingBurstLimit"] == 100
+    assert settings["LoggingLevel"] == "ERROR"
+    assert settings["DataTraceEnabled"] is False
+
+
+def test_api_gateway_errors_use_the_api_error_shape(acme: Synth) -> None:
+    responses = acme.resources("AWS::ApiGateway::GatewayResponse")
+    assert {r["Properties"]["ResponseType"] for r in responses.values()} == {"DEFAULT_4XX", "DEFAULT_5XX"}
+    for response in responses.values():
+        template = response["Properties"]["ResponseTemplates"]["application/json"]
+        assert json.loads(template.replace("$context.error.messageString", '"x"'))["error"]["message"] == "x"
+
+
+def test_outputs_name_the_api_url_table_and_bucket(acme: Synth) -> None:
+    assert set(acme.template.to_json()["Outputs"]) == {"ApiUrl", "TableName", "BucketName"}

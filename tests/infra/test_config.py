@@ -1,0 +1,62 @@
+"""TenantConfig: CDK context in, a clear error out when the context cannot make a stack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+import pytest
+
+from infra.config import TenantConfig, TenantConfigError
+from infra.stack import build_tenant_app
+
+
+class FakeContext:
+    def __init__(self, **values: Any) -> None:
+        self._values = values
+
+    def try_get_context(self, key: str) -> Any:
+        return self._values.get(key)
+
+
+def test_defaults_for_a_bare_tenant() -> None:
+    config = TenantConfig.from_context(FakeContext(tenant="acme"))
+    assert config.stack_name == "agentmem-acme"
+    assert config.inline_max_bytes == 32 * 1024
+    assert config.procedural is True
+    assert config.retain is True
+
+
+def test_cli_strings_are_coerced() -> None:
+    # `cdk synth -c key=value` always passes strings.
+    config = TenantConfig.from_context(
+        FakeContext(tenant="a-1", inlineMaxBytes="4096", procedural="false", removalPolicy="DESTROY")
+    )
+    assert (config.inline_max_bytes, config.procedural, config.retain) == (4096, False, False)
+
+
+@pytest.mark.parametrize("tenant", ["Acme", "acme_corp", "", "a" * 33, "acme.io", "ünï"])
+def test_invalid_tenant_names_the_key_and_the_rule(tenant: str) -> None:
+    with pytest.raises(TenantConfigError, match=r"-c tenant=.* must match \^\[a-z0-9-\]\{1,32\}\$"):
+        TenantConfig.from_context(FakeContext(tenant=tenant))
+
+
+def test_missing_tenant_says_how_to_pass_it() -> None:
+    with pytest.raises(TenantConfigError, match=r"-c tenant=\.\.\. is required .*cdk synth -c tenant=acme"):
+        TenantConfig.from_context(FakeContext())
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("inlineMaxBytes", "999999999"), ("removalPolicy", "snapshot"), ("procedural", "maybe")],
+)
+def test_invalid_option_names_the_key(key: str, value: str) -> None:
+    with pytest.raises(TenantConfigError, match=rf"-c {key}='{value}'"):
+        TenantConfig.from_context(FakeContext(tenant="acme", **{key: value}))
+
+
+def test_app_with_invalid_tenant_fails_before_any_stack_is_built() -> None:
+    app = cdk.App(context={"aws:cdk:bundling-stacks": [], "tenant": "ACME!"})
+    with pytest.raises(TenantConfigError, match="tenant"):
+        build_tenant_app(app)
+    assert app.node.children == []
