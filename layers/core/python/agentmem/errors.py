@@ -56,3 +56,9 @@ class ContentionError(BackendUnavailableError):
     """Optimistic concurrency kept losing the race; the caller may retry the whole request."""
 
     code = "contention"
+
+
+class VersionConflictError(AgentMemError):
+    """A compare-and-set write lost to a concurrent writer; re-read and retry."""
+
+    code = "version_conflict"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from agentmem.model.events import AppendOutcome, Event, EventDraft
@@ -49,3 +50,19 @@ class BlobStore(Protocol):
         ...
 
     def exists(self, sha256: str) -> bool: ...
+
+
+class Embedder(Protocol):
+    """Turns sentences into unit-length vectors; identity never depends on these."""
+
+    @property
+    def model_id(self) -> str:
+        """Names the model and its version, so an index knows which vectors it holds."""
+        ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One L2-normalised vector per text, in order. Deterministic for the same input."""
+        ...

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
@@ -43,6 +43,7 @@ def to_proxy_event(
 ) -> dict[str, Any]:
     """An API Gateway REST (v1) proxy event for one HTTP request."""
     parts = urlsplit(raw_path)
+    path = unquote(parts.path)  # API Gateway hands the Lambda a decoded path
     multi = parse_qs(parts.query, keep_blank_values=True)
     try:
         text, encoded = (body.decode("utf-8"), False) if body else (None, False)
@@ -51,8 +52,8 @@ def to_proxy_event(
         text, encoded = base64.b64encode(body).decode("ascii"), True
     request_id = str(uuid.uuid4())
     return {
-        "resource": parts.path,
-        "path": parts.path,
+        "resource": path,
+        "path": path,
         "httpMethod": method,
         "headers": headers,
         "multiValueHeaders": {k: [v] for k, v in headers.items()},
@@ -62,8 +63,8 @@ def to_proxy_event(
         "stageVariables": None,
         "requestContext": {
             "httpMethod": method,
-            "path": parts.path,
-            "resourcePath": parts.path,
+            "path": path,
+            "resourcePath": path,
             "stage": "local",
             "requestId": request_id,
             "identity": {"sourceIp": peer},
@@ -98,6 +99,9 @@ def make_handler(pool: ResolverPool, max_body_bytes: int) -> type[BaseHTTPReques
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, so clients reuse connections
         server_version = "agentmem"
+        # Headers and body go out in two writes; with Nagle on, the second waits ~40 ms for the
+        # client's delayed ACK on every request.
+        disable_nagle_algorithm = True
 
         def _dispatch(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -122,7 +126,8 @@ def make_handler(pool: ResolverPool, max_body_bytes: int) -> type[BaseHTTPReques
                     self.send_header(name, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
 
         def _send_json(self, status: HTTPStatus, data: bytes) -> None:
             self.send_response(status)
@@ -131,7 +136,9 @@ def make_handler(pool: ResolverPool, max_body_bytes: int) -> type[BaseHTTPReques
             self.end_headers()
             self.wfile.write(data)
 
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _dispatch
+        # Every method goes to the resolver, which answers JSON (404/405) for what it does not serve.
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _dispatch
+        do_TRACE = do_CONNECT = do_QUERY = _dispatch
 
         def log_message(self, format: str, *args: Any) -> None:
             logger.debug("http", extra={"peer": self.client_address[0], "line": format % args})

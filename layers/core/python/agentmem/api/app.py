@@ -4,8 +4,8 @@ so validation, routing and error mapping are the same code everywhere."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver

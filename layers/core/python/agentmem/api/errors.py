@@ -9,10 +9,53 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from pydantic import BaseModel, Field
 
 from agentmem import errors
 
 logger = logging.getLogger(__name__)
+
+
+class ErrorDetail(BaseModel):
+    field: str | None
+    message: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. validation_error.")
+    message: str
+    field: str | None = Field(description="The request field at fault, when one is.")
+    details: list[ErrorDetail] | None = Field(default=None, description="Every problem found, for 422s.")
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Body is not JSON, not UTF-8, or nests too deeply.",
+    404: "No such resource or route.",
+    405: "The route exists but not for this method.",
+    409: "The request conflicts with stored state (e.g. an idempotency key reused for another body).",
+    413: "Content over the request ceiling; the message names the limit.",
+    415: "The body is not sent as application/json.",
+    422: "A field breaks a rule; `error.field` names it.",
+    503: "Backend throttled or unavailable; retry after `Retry-After` seconds. Nothing was written.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenAPIResponse]:
+    """OpenAPI entries documenting the shared error shape for `statuses`."""
+    return {
+        status: {
+            "description": ERROR_DESCRIPTIONS[status],
+            "content": {"application/json": {"model": ErrorResponse}},
+        }
+        for status in statuses
+    }
+
 
 STATUS_BY_ERROR: dict[type[errors.AgentMemError], HTTPStatus] = {
     errors.InvalidInputError: HTTPStatus.UNPROCESSABLE_ENTITY,
@@ -85,6 +128,12 @@ def register_error_handlers(app: APIGatewayRestResolver) -> None:
             details=details,
         )
 
+    @app.exception_handler(RecursionError)
+    def _too_deep(exc: RecursionError) -> Response[dict[str, Any]]:
+        return error_response(
+            HTTPStatus.BAD_REQUEST, "malformed_json", "request body nests too deeply", field="body"
+        )
+
     @app.exception_handler(UnicodeDecodeError)
     def _not_utf8(exc: UnicodeDecodeError) -> Response[dict[str, Any]]:
         return error_response(
@@ -112,6 +161,16 @@ def register_error_handlers(app: APIGatewayRestResolver) -> None:
     @app.not_found
     def _no_route(exc: RouteNotFoundError) -> Response[dict[str, Any]]:
         event = app.current_event
+        allowed = sorted(
+            {r.method for r in app._static_routes + app._dynamic_routes if r.rule.match(event.path)}
+        )
+        if allowed:
+            return error_response(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                f"{event.path} answers {', '.join(allowed)}, not {event.http_method}",
+                headers={"Allow": ", ".join(allowed)},
+            )
         return error_response(
             HTTPStatus.NOT_FOUND, "no_route", f"no route for {event.http_method} {event.path}", field=None
         )

@@ -15,8 +15,8 @@ from agentmem.model.events import (
     AppendOutcome,
     BlobRef,
     Event,
-    EventDraft,
     EventContent,
+    EventDraft,
     EventPage,
     encode_content,
 )
@@ -102,6 +102,7 @@ class EpisodicService:
             content=content,
             blob=blob,
             idempotency_key=request.idempotency_key,
+            facts=request.facts,
             request_hash=fingerprint,
             created_at=self._clock(),
         )

@@ -3,21 +3,41 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, computed_field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    computed_field,
+    field_validator,
+)
 
+from agentmem.model.beliefs import FactInput
 from agentmem.model.common import Identifier, MediaType
 
-EventContent = StrictStr | dict[str, Any] | list[Any]
-"""A string, or any JSON object or array. Scalars other than strings are refused."""
+MAX_ROUND = 1_000_000
+MAX_SEQ = 10**12  # far past any real session, well inside SQLite's and DynamoDB's integer range
+
+EventContent = (
+    Annotated[StrictStr, StringConstraints(pattern=r"\S")]
+    | Annotated[dict[str, Any], Field(min_length=1)]
+    | Annotated[list[Any], Field(min_length=1)]
+)
+"""A non-blank string, or a non-empty JSON object or array. Other scalars are refused."""
 
 
 def encode_content(content: EventContent) -> bytes:
     """Canonical UTF-8 bytes of a content value: what is measured, hashed and stored as a blob."""
     if isinstance(content, str):
         return content.encode("utf-8")
-    return json.dumps(content, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    # allow_nan=False: NaN and Infinity are not JSON, and would read back as null.
+    return json.dumps(
+        content, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
 
 
 class AppendEventRequest(BaseModel):
@@ -26,12 +46,17 @@ class AppendEventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     subject_id: Identifier
-    round: StrictInt = Field(ge=0, le=1_000_000)
+    round: StrictInt = Field(ge=0, le=MAX_ROUND)
     agent: Identifier
     kind: Identifier
     content: EventContent
     media_type: MediaType | None = None
     idempotency_key: Identifier | None = None
+    facts: list[FactInput] | None = Field(
+        default=None,
+        max_length=50,
+        description="Facts stated explicitly; they skip extraction and go straight to search-then-decide.",
+    )
 
     @field_validator("content")
     @classmethod
@@ -44,6 +69,8 @@ class AppendEventRequest(BaseModel):
             encode_content(content)
         except UnicodeEncodeError as exc:
             raise ValueError("content must be valid UTF-8 (it holds a lone surrogate)") from exc
+        except ValueError as exc:
+            raise ValueError("content must be plain JSON: NaN and Infinity are not allowed") from exc
         return content
 
     def default_media_type(self) -> str:
@@ -79,6 +106,7 @@ class EventDraft(BaseModel):
     content: EventContent | None
     blob: BlobRef | None
     idempotency_key: str | None
+    facts: list[FactInput] | None = None
     request_hash: str
     created_at: str
 
@@ -101,6 +129,7 @@ class Event(BaseModel):
     )
     blob: BlobRef | None = None
     idempotency_key: str | None = None
+    facts: list[FactInput] | None = None
     created_at: str
 
     @computed_field  # type: ignore[prop-decorator]

@@ -8,68 +8,43 @@ One partition per (tenant, session) holds three kinds of item, told apart by `en
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from agentmem.adapters.aws.dynamodb_items import (
+    MAX_SEQ,
+    Item,
+    _n,
+    _str,
+    event_sk,
+    event_to_item,
+    item_to_event,
+)
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError
-from agentmem.model.events import AppendOutcome, BlobRef, Event, EventDraft
+from agentmem.model.events import AppendOutcome, Event, EventDraft
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodb.type_defs import (
-        AttributeValueTypeDef,
         PutTypeDef,
         QueryInputTypeDef,
         TransactWriteItemTypeDef,
     )
 
-Item: TypeAlias = "dict[str, AttributeValueTypeDef]"
-
 logger = logging.getLogger(__name__)
 
 HEAD_SK = "HEAD"
-SEQ_WIDTH = 12
-MAX_SEQ = 10**SEQ_WIDTH - 1
 CONTENTION_CODES = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
+BASE_PAUSE, MAX_PAUSE = 0.01, 0.5
 THROTTLE_CODES = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"})
-# Positions in the TransactItems list built by `_transaction`.
-EVENT, HEAD, IDEM = 0, 1, 2
-
-
-def event_sk(seq: int) -> str:
-    return f"E#{seq:0{SEQ_WIDTH}d}"
-
-
-def _str(item: Item, name: str) -> str:
-    return item[name]["S"]
-
-
-def item_to_event(item: Item) -> Event:
-    content = item.get("content_json")
-    blob = item.get("blob_json")
-    idem = item.get("idempotency_key")
-    return Event(
-        event_id=_str(item, "event_id"),
-        session_id=_str(item, "session_id"),
-        seq=int(item["seq"]["N"]),
-        subject_id=_str(item, "subject_id"),
-        round=int(item["round"]["N"]),
-        agent=_str(item, "agent"),
-        kind=_str(item, "kind"),
-        media_type=_str(item, "media_type"),
-        content=json.loads(content["S"]) if content is not None else None,
-        blob=BlobRef.model_validate_json(blob["S"]) if blob is not None else None,
-        idempotency_key=idem["S"] if idem is not None else None,
-        created_at=_str(item, "created_at"),
-    )
+IDEM_POSITION = 2  # in the TransactItems list that `_transaction` builds: event, head, idem
 
 
 class DynamoDbEventLog:
@@ -102,38 +77,50 @@ class DynamoDbEventLog:
             if stored is not None:
                 return stored
         deadline = time.monotonic() + self._retry_budget
-        for attempt in range(self._max_attempts):
-            last = self._head(pk)
-            event = Event.from_draft(draft, seq=last + 1)
-            try:
-                self._client.transact_write_items(TransactItems=self._transaction(pk, last, event, draft))
-            except ClientError as exc:
-                if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                    raise translate_client_error(exc, "append event") from exc
-                reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
-                if draft.idempotency_key is not None and _code_at(reasons, IDEM) == "ConditionalCheckFailed":
-                    # A concurrent request with the same key won; answer with what it stored.
-                    stored = self._stored_for_key(pk, draft.idempotency_key)
-                    if stored is not None:
-                        return stored
-                if any(code in THROTTLE_CODES for code in reasons):
-                    raise BackendUnavailableError("append event: DynamoDB is throttling") from exc
-                if not any(code in CONTENTION_CODES for code in reasons):
-                    raise translate_client_error(exc, "append event") from exc
-                # Full jitter spreads writers that lost the same race, so they do not collide again.
-                pause = random.uniform(0, min(0.5, 0.01 * 2**attempt))  # noqa: S311 (not crypto)
-                if time.monotonic() + pause > deadline:
-                    break
-                time.sleep(pause)
-                continue
-            except BotoCoreError as exc:
-                raise translate_client_error(exc, "append event") from exc
-            return AppendOutcome(event=event, created=True, request_hash=draft.request_hash)
+        attempts = 0
+        while True:
+            attempts += 1
+            outcome = self._attempt(pk, draft)
+            if outcome is not None:
+                return outcome
+            # Full jitter spreads writers that lost the same race, so they do not collide again.
+            pause = random.uniform(0, min(MAX_PAUSE, BASE_PAUSE * 2**attempts))  # noqa: S311 (not crypto)
+            if attempts >= self._max_attempts or time.monotonic() + pause > deadline:
+                break
+            time.sleep(pause)
         logger.warning(
-            "append gave up under contention",
-            extra={"session_id": draft.session_id, "attempts": attempt + 1},
+            "append gave up under contention", extra={"session_id": draft.session_id, "attempts": attempts}
         )
         raise ContentionError(f"append event: session {draft.session_id} is too contended, retry later")
+
+    def _attempt(self, pk: str, draft: EventDraft) -> AppendOutcome | None:
+        """One read-head-then-transact round; None when another writer moved the head first."""
+        last = self._head(pk)
+        event = Event.from_draft(draft, seq=last + 1)
+        try:
+            self._client.transact_write_items(TransactItems=self._transaction(pk, last, event, draft))
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise translate_client_error(exc, "append event") from exc
+            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+            if (
+                draft.idempotency_key is not None
+                and _code_at(reasons, IDEM_POSITION) == "ConditionalCheckFailed"
+            ):
+                # A concurrent request with the same key won; answer with what it stored.
+                stored = self._stored_for_key(pk, draft.idempotency_key)
+                if stored is not None:
+                    return stored
+            if any(code in THROTTLE_CODES for code in reasons):
+                raise BackendUnavailableError("append event: DynamoDB is throttling") from exc
+            if any(code in CONTENTION_CODES for code in reasons):
+                return None
+            raise translate_client_error(exc, "append event") from exc
+        except BotoCoreError as exc:
+            # Raised once botocore's own retries are spent. Those retries reuse the transaction's
+            # ClientRequestToken, so DynamoDB applies it at most once.
+            raise translate_client_error(exc, "append event") from exc
+        return AppendOutcome(event=event, created=True, request_hash=draft.request_hash)
 
     def _transaction(
         self, pk: str, last: int, event: Event, draft: EventDraft
@@ -157,7 +144,7 @@ class DynamoDbEventLog:
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": self._event_item(pk, event, draft),
+                    "Item": event_to_item(self._tenant, pk, event, draft.request_hash),
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -180,32 +167,6 @@ class DynamoDbEventLog:
                 }
             )
         return items
-
-    def _event_item(self, pk: str, event: Event, draft: EventDraft) -> Item:
-        item: Item = {
-            "pk": {"S": pk},
-            "sk": {"S": event_sk(event.seq)},
-            "entity": {"S": "event"},
-            "tenant_id": {"S": self._tenant},
-            "session_id": {"S": event.session_id},
-            "seq": _n(event.seq),
-            "event_id": {"S": event.event_id},
-            "subject_id": {"S": event.subject_id},
-            "round": _n(event.round),
-            "agent": {"S": event.agent},
-            "kind": {"S": event.kind},
-            "media_type": {"S": event.media_type},
-            "request_hash": {"S": draft.request_hash},
-            "created_at": {"S": event.created_at},
-        }
-        # JSON text, not a DynamoDB map: maps turn floats into Decimals and drop key order.
-        if event.content is not None:
-            item["content_json"] = {"S": json.dumps(event.content, ensure_ascii=False)}
-        if event.blob is not None:
-            item["blob_json"] = {"S": event.blob.model_dump_json()}
-        if event.idempotency_key is not None:
-            item["idempotency_key"] = {"S": event.idempotency_key}
-        return item
 
     def _get(self, pk: str, sk: str) -> Item | None:
         try:
@@ -281,10 +242,6 @@ class DynamoDbEventLog:
 
     def last_seq(self, session_id: str) -> int:
         return self._head(self._pk(session_id))
-
-
-def _n(value: int) -> AttributeValueTypeDef:
-    return {"N": str(value)}
 
 
 def _code_at(reasons: list[str], index: int) -> str:

@@ -38,16 +38,16 @@ NOT_FOUND_CODES = frozenset({"NoSuchKey", "NotFound", "404"})
 def translate_client_error(exc: ClientError | BotoCoreError, action: str) -> AgentMemError:
     """The domain error for a botocore fault raised while doing `action`; raise it `from exc`.
 
-    Throttling, 5xx answers and transport failures become BackendUnavailableError: retrying the
-    same request later can succeed, so the API answers 503 with Retry-After.
-    A missing object becomes NotFoundError. NoSuchBucket and a missing table are deliberately not
-    in that set: they mean the deployment is broken, not that the caller asked for something
-    absent.
-    Everything else (AccessDenied, ValidationException, a missing table, bad credentials) becomes
-    the plain AgentMemError, which the API answers with 500. Those faults fail the same way on
-    every retry, so a 503 would send clients into a retry loop and hide a deployment fault. The
-    botocore exception stays attached as `__cause__` for the logs, and its message is kept out of
-    the domain message so AWS account details do not reach API callers.
+    - Throttling, 5xx answers and transport failures become BackendUnavailableError: the same
+      request can succeed later, so the API answers 503 with Retry-After.
+    - A missing object becomes NotFoundError. NoSuchBucket and a missing table do not: they mean
+      the deployment is broken, not that the caller asked for something absent.
+    - Everything else (AccessDenied, ValidationException, a missing table, bad credentials)
+      becomes the plain AgentMemError, answered with 500. Those fail the same way on every retry,
+      so a 503 would send clients into a retry loop and hide a deployment fault.
+
+    The botocore exception stays attached as `__cause__` for the logs. Its message is kept out of
+    the domain message, so account ids and ARNs do not reach API callers.
     """
     if isinstance(exc, ClientError):
         error = exc.response.get("Error", {})

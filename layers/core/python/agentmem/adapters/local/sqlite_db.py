@@ -22,6 +22,9 @@ class SqliteDatabase:
         self.path = path
         self._synchronous = synchronous
         self._local = threading.local()
+        # SQLite's own busy handler retries with growing sleeps, which gives 8 threads of one
+        # process second-long tails; queueing them on a lock first keeps the wait fair and short.
+        self._write_lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def connection(self) -> sqlite3.Connection:
@@ -40,20 +43,21 @@ class SqliteDatabase:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: committed on success, rolled back on any error."""
         conn = self.connection()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise BackendUnavailableError(f"sqlite is busy: {exc}") from exc
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            conn.execute("ROLLBACK")
-            raise BackendUnavailableError(f"sqlite commit failed: {exc}") from exc
+        with self._write_lock:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise BackendUnavailableError(f"sqlite is busy: {exc}") from exc
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                conn.execute("ROLLBACK")
+                raise BackendUnavailableError(f"sqlite commit failed: {exc}") from exc
 
     def apply_schema(self, script: str) -> None:
         """Run idempotent DDL in one transaction (executescript would commit on its own)."""

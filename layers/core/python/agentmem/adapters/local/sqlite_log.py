@@ -7,6 +7,7 @@ import sqlite3
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.errors import BackendUnavailableError
+from agentmem.model.beliefs import FactInput
 from agentmem.model.events import AppendOutcome, BlobRef, Event, EventDraft
 
 SCHEMA = """
@@ -24,6 +25,7 @@ CREATE TABLE IF NOT EXISTS events (
     content_json    TEXT,
     blob_json       TEXT,
     idempotency_key TEXT,
+    facts_json      TEXT,
     request_hash    TEXT NOT NULL,
     created_at      TEXT NOT NULL,
     UNIQUE (tenant_id, session_id, seq),
@@ -34,7 +36,7 @@ CREATE INDEX IF NOT EXISTS events_by_subject ON events (tenant_id, subject_id, p
 
 COLUMNS = (
     "event_id, session_id, seq, subject_id, round, agent, kind, media_type, content_json, blob_json, "
-    "idempotency_key, request_hash, created_at"
+    "idempotency_key, facts_json, request_hash, created_at"
 )
 
 
@@ -51,6 +53,9 @@ def row_to_event(row: sqlite3.Row) -> Event:
         content=json.loads(row["content_json"]) if row["content_json"] is not None else None,
         blob=BlobRef.model_validate_json(row["blob_json"]) if row["blob_json"] else None,
         idempotency_key=row["idempotency_key"],
+        facts=[FactInput.model_validate(f) for f in json.loads(row["facts_json"])]
+        if row["facts_json"]
+        else None,
         created_at=row["created_at"],
     )
 
@@ -80,7 +85,7 @@ class SqliteEventLog:
                 ).fetchone()
                 event = Event.from_draft(draft, seq=last + 1)
                 conn.execute(
-                    f"INSERT INTO events (tenant_id, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO events (tenant_id, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         self._tenant,
                         event.event_id,
@@ -94,6 +99,9 @@ class SqliteEventLog:
                         json.dumps(event.content, ensure_ascii=False) if event.content is not None else None,
                         event.blob.model_dump_json() if event.blob else None,
                         event.idempotency_key,
+                        json.dumps([f.model_dump(exclude_none=True) for f in event.facts])
+                        if event.facts
+                        else None,
                         draft.request_hash,
                         event.created_at,
                     ),

@@ -8,10 +8,11 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
+from agentmem.api.errors import error_responses
 from agentmem.bootstrap import Services
 from agentmem.episodic.service import MAX_PAGE
 from agentmem.model.common import ID_PATTERN
-from agentmem.model.events import AppendEventRequest, AppendEventResponse, EventPage
+from agentmem.model.events import MAX_ROUND, MAX_SEQ, AppendEventRequest, AppendEventResponse, EventPage
 
 SessionId = Annotated[str, Path(pattern=ID_PATTERN, description="Session id.")]
 
@@ -23,12 +24,11 @@ def episodic_router(services: Services) -> APIGatewayRouter:
         "/v1/sessions/<session_id>/events",
         summary="Append an event to a session's log",
         responses={
-            201: {"description": "Appended (or an idempotent repeat of an earlier append)."},
-            400: {"description": "Body is not JSON or not UTF-8."},
-            409: {"description": "idempotency_key reused for a different request."},
-            413: {"description": "Content over the request ceiling."},
-            422: {"description": "A field breaks a rule; `error.field` names it."},
-            503: {"description": "Backend throttled or unavailable; retry after `Retry-After`."},
+            201: {
+                "description": "Appended (or an idempotent repeat of an earlier append).",
+                "content": {"application/json": {"model": AppendEventResponse}},
+            },
+            **error_responses(400, 409, 413, 415, 422, 503),
         },
         tags=["episodic"],
     )
@@ -45,14 +45,17 @@ def episodic_router(services: Services) -> APIGatewayRouter:
     @router.get(
         "/v1/sessions/<session_id>/events",
         summary="Page through a session's events in seq order",
+        responses=error_responses(422, 503),
         tags=["episodic"],
     )
     def list_events(
         session_id: SessionId,
-        after: Annotated[int, Query(ge=0, description="Return events with seq greater than this.")] = 0,
+        after: Annotated[
+            int, Query(ge=0, le=MAX_SEQ, description="Return events with seq greater than this.")
+        ] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
         agent: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
-        round: Annotated[int | None, Query(ge=0)] = None,
+        round: Annotated[int | None, Query(ge=0, le=MAX_ROUND)] = None,
         resolve_blobs: Annotated[
             bool, Query(description="Inline blob content instead of a pointer.")
         ] = False,

@@ -1,0 +1,61 @@
+"""Generations of the local belief index. Each generation has its own tables; a one-row pointer
+says which one readers use, so a replay builds `g+1` beside `g` and switches in one commit."""
+
+from __future__ import annotations
+
+import threading
+
+from agentmem.adapters.local.sqlite_beliefs import SqliteBeliefIndex
+from agentmem.adapters.local.sqlite_db import SqliteDatabase
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS belief_generations (
+    tenant_id TEXT PRIMARY KEY, active INTEGER NOT NULL, latest INTEGER NOT NULL
+)
+"""
+
+
+class SqliteBeliefStore:
+    def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
+        self._db = db
+        self._tenant = tenant_id
+        self._indexes: dict[int, SqliteBeliefIndex] = {}
+        self._lock = threading.Lock()
+        db.apply_schema(SCHEMA)
+        with db.write() as conn:
+            conn.execute("INSERT OR IGNORE INTO belief_generations VALUES (?, 1, 1)", (tenant_id,))
+
+    def _index(self, generation: int) -> SqliteBeliefIndex:
+        with self._lock:
+            index = self._indexes.get(generation)
+            if index is None:
+                index = SqliteBeliefIndex(self._db, self._tenant, generation)
+                self._indexes[generation] = index
+            return index
+
+    def active_generation(self) -> int:
+        (active,) = (
+            self._db.connection()
+            .execute("SELECT active FROM belief_generations WHERE tenant_id=?", (self._tenant,))
+            .fetchone()
+        )
+        return int(active)
+
+    def active(self) -> SqliteBeliefIndex:
+        return self._index(self.active_generation())
+
+    def new_generation(self) -> SqliteBeliefIndex:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE belief_generations SET latest = latest + 1 WHERE tenant_id=?", (self._tenant,)
+            )
+            (latest,) = conn.execute(
+                "SELECT latest FROM belief_generations WHERE tenant_id=?", (self._tenant,)
+            ).fetchone()
+        return self._index(int(latest))
+
+    def activate(self, generation: int) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE belief_generations SET active=? WHERE tenant_id=?", (generation, self._tenant)
+            )

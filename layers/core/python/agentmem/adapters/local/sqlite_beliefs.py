@@ -1,0 +1,259 @@
+"""BeliefIndex on SQLite: version chains with compare-and-set, FTS5 for keywords, and exact
+cosine search over an in-memory matrix of each subject's current vectors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.vector_matrix import SubjectVectors
+from agentmem.errors import VersionConflictError
+from agentmem.model.beliefs import Belief, BeliefHit, Observation
+
+CHAIN = " WHERE tenant_id=? AND subject_id=? AND key=? AND member=?"
+SUBJECT = " WHERE tenant_id=? AND subject_id=?"
+UPSERT_REVISION = " ON CONFLICT DO UPDATE SET revision = revision + 1"
+
+GENERATION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS observations_g{g} (
+    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, key TEXT NOT NULL, member TEXT NOT NULL,
+    event_id TEXT NOT NULL, order_key TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, subject_id, key, member, event_id)
+);
+CREATE TABLE IF NOT EXISTS chains_g{g} (
+    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, key TEXT NOT NULL, member TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, subject_id, key, member)
+);
+CREATE TABLE IF NOT EXISTS beliefs_g{g} (
+    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, doc_id TEXT NOT NULL,
+    key TEXT NOT NULL, member TEXT NOT NULL, version INTEGER NOT NULL, current INTEGER NOT NULL,
+    body TEXT NOT NULL, vector BLOB,
+    PRIMARY KEY (tenant_id, subject_id, doc_id)
+);
+CREATE INDEX IF NOT EXISTS beliefs_g{g}_chain ON beliefs_g{g} (tenant_id, subject_id, key, member, version);
+CREATE INDEX IF NOT EXISTS beliefs_g{g}_current ON beliefs_g{g} (tenant_id, subject_id, current, doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS beliefs_fts_g{g} USING fts5(
+    text, tenant_id UNINDEXED, subject_id UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
+);
+CREATE TABLE IF NOT EXISTS subject_revisions_g{g} (
+    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, revision INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, subject_id)
+)
+"""
+
+
+def fts_query(text: str) -> str:
+    """Words of free text as an OR of quoted FTS5 terms, so user text can never be FTS syntax."""
+    words = re.findall(r"[\w']+", text.lower())
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words) if len(w) > 1)
+
+
+class SqliteBeliefIndex:
+    def __init__(self, db: SqliteDatabase, tenant_id: str, generation: int) -> None:
+        self._db = db
+        self._tenant = tenant_id
+        self.generation = generation
+        self._g = int(generation)
+        db.apply_schema(GENERATION_SCHEMA.format(g=self._g))
+        self._vectors = SubjectVectors(db, tenant_id, self._g)
+
+    def _sql(self, statement: str) -> str:
+        return statement.format(g=self._g)
+
+    # -- observations and chains --------------------------------------------------------------
+
+    def add_observation(self, obs: Observation) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                self._sql("INSERT OR IGNORE INTO observations_g{g} VALUES (?,?,?,?,?,?,?)"),
+                (
+                    self._tenant,
+                    obs.subject_id,
+                    obs.key,
+                    obs.member,
+                    obs.event_id,
+                    obs.order,
+                    obs.model_dump_json(),
+                ),
+            )
+
+    def observations(self, subject_id: str, key: str, member: str) -> list[Observation]:
+        rows = self._db.connection().execute(
+            self._sql("SELECT body FROM observations_g{g}" + CHAIN + " ORDER BY order_key, event_id"),
+            (self._tenant, subject_id, key, member),
+        )
+        return [Observation.model_validate_json(body) for (body,) in rows]
+
+    def chain(self, subject_id: str, key: str, member: str) -> tuple[int, list[Belief]]:
+        conn = self._db.connection()
+        conn.execute("BEGIN")  # one snapshot for the revision and the versions it stands for
+        try:
+            row = conn.execute(
+                self._sql("SELECT revision FROM chains_g{g}" + CHAIN),
+                (self._tenant, subject_id, key, member),
+            ).fetchone()
+            bodies = conn.execute(
+                self._sql("SELECT body FROM beliefs_g{g}" + CHAIN + " ORDER BY version"),
+                (self._tenant, subject_id, key, member),
+            ).fetchall()
+        finally:
+            conn.execute("COMMIT")
+        return (row[0] if row else 0), [Belief.model_validate_json(body) for (body,) in bodies]
+
+    def replace_chain(
+        self,
+        subject_id: str,
+        key: str,
+        member: str,
+        *,
+        expected_revision: int,
+        chain: list[Belief],
+        vector: list[float] | None,
+    ) -> None:
+        scope = (self._tenant, subject_id, key, member)
+        with self._db.write() as conn:
+            row = conn.execute(
+                self._sql("SELECT revision FROM chains_g{g}" + CHAIN),
+                scope,
+            ).fetchone()
+            stored = row[0] if row else 0
+            if stored != expected_revision:
+                raise VersionConflictError(
+                    f"chain {key}/{member} is at revision {stored}, not {expected_revision}"
+                )
+            kept = conn.execute(
+                self._sql("SELECT vector FROM beliefs_g{g}" + CHAIN + " AND current=1"),
+                scope,
+            ).fetchone()
+            blob = (
+                np.asarray(vector, dtype=np.float32).tobytes()
+                if vector is not None
+                else (kept[0] if kept else None)
+            )
+            old_docs = [
+                d
+                for (d,) in conn.execute(
+                    self._sql("SELECT doc_id FROM beliefs_g{g}" + CHAIN),
+                    scope,
+                )
+            ]
+            conn.execute(
+                self._sql("DELETE FROM beliefs_g{g}" + CHAIN),
+                scope,
+            )
+            for doc_id in old_docs:
+                conn.execute(
+                    self._sql("DELETE FROM beliefs_fts_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"),
+                    (self._tenant, subject_id, doc_id),
+                )
+            for belief in chain:
+                conn.execute(
+                    self._sql("INSERT INTO beliefs_g{g} VALUES (?,?,?,?,?,?,?,?,?)"),
+                    (
+                        self._tenant,
+                        subject_id,
+                        belief.doc_id,
+                        key,
+                        member,
+                        belief.version,
+                        int(belief.current),
+                        belief.model_dump_json(),
+                        blob if belief.current else None,
+                    ),
+                )
+                if belief.current:
+                    conn.execute(
+                        self._sql("INSERT INTO beliefs_fts_g{g} VALUES (?,?,?,?)"),
+                        (belief.text, self._tenant, subject_id, belief.doc_id),
+                    )
+            conn.execute(
+                self._sql("INSERT INTO chains_g{g} VALUES (?,?,?,?,1)" + UPSERT_REVISION),
+                scope,
+            )
+            conn.execute(
+                self._sql("INSERT INTO subject_revisions_g{g} VALUES (?,?,1)" + UPSERT_REVISION),
+                (self._tenant, subject_id),
+            )
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def current(self, subject_id: str, key: str | None = None) -> list[Belief]:
+        sql = "SELECT body FROM beliefs_g{g} WHERE tenant_id=? AND subject_id=? AND current=1"
+        params: list[Any] = [self._tenant, subject_id]
+        if key is not None:
+            sql += " AND key=?"
+            params.append(key)
+        rows = self._db.connection().execute(self._sql(sql + " ORDER BY key, member"), params)
+        return [Belief.model_validate_json(body) for (body,) in rows]
+
+    def history(self, subject_id: str, key: str) -> list[Belief]:
+        rows = self._db.connection().execute(
+            self._sql("SELECT body FROM beliefs_g{g}" + SUBJECT + " AND key=? ORDER BY member, version"),
+            (self._tenant, subject_id, key),
+        )
+        return [Belief.model_validate_json(body) for (body,) in rows]
+
+    def _by_doc_ids(self, subject_id: str, doc_ids: Sequence[str]) -> dict[str, Belief]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = self._db.connection().execute(
+            self._sql("SELECT doc_id, body FROM beliefs_g{g}" + SUBJECT + f" AND doc_id IN ({marks})"),
+            [self._tenant, subject_id, *doc_ids],
+        )
+        return {doc_id: Belief.model_validate_json(body) for doc_id, body in rows}
+
+    def vector_search(self, subject_id: str, vector: Sequence[float], k: int) -> list[BeliefHit]:
+        ranked = self._vectors.nearest(subject_id, vector, k)
+        found = self._by_doc_ids(subject_id, [doc_id for _, doc_id in ranked])
+        return [
+            BeliefHit(belief=found[doc_id], score=score, source="vector")
+            for score, doc_id in ranked
+            if doc_id in found
+        ]
+
+    def keyword_search(self, subject_id: str, query: str, k: int) -> list[BeliefHit]:
+        match = fts_query(query)
+        if not match or k <= 0:
+            return []
+        rows = (
+            self._db.connection()
+            .execute(
+                self._sql(
+                    "SELECT doc_id, bm25(beliefs_fts_g{g}) AS rank FROM beliefs_fts_g{g}"
+                    " WHERE beliefs_fts_g{g} MATCH ? AND tenant_id=? AND subject_id=?"
+                    " ORDER BY rank, doc_id LIMIT ?"
+                ),
+                (match, self._tenant, subject_id, k),
+            )
+            .fetchall()
+        )
+        found = self._by_doc_ids(subject_id, [doc_id for doc_id, _ in rows])
+        return [
+            BeliefHit(belief=found[doc_id], score=-float(rank), source="keyword")
+            for doc_id, rank in rows
+            if doc_id in found
+        ]
+
+    def subjects(self) -> list[str]:
+        rows = self._db.connection().execute(
+            self._sql("SELECT DISTINCT subject_id FROM beliefs_g{g} WHERE tenant_id=? ORDER BY subject_id"),
+            (self._tenant,),
+        )
+        return [subject for (subject,) in rows]
+
+    def vector_coverage(self, subject_id: str) -> tuple[int, int]:
+        total, with_vector = (
+            self._db.connection()
+            .execute(
+                self._sql("SELECT COUNT(*), COUNT(vector) FROM beliefs_g{g}" + SUBJECT + " AND current=1"),
+                (self._tenant, subject_id),
+            )
+            .fetchone()
+        )
+        return int(total), int(with_vector)

@@ -1,0 +1,128 @@
+"""Semantic tier models: declared fact types, observed statements, and the beliefs folded from them."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from agentmem.model.common import Identifier
+
+FactKey = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+"""A fact key: lower snake case, e.g. `risk_tolerance`."""
+
+
+class Cardinality(StrEnum):
+    SINGLE = "single"
+    SET = "set"
+
+
+class Verdict(StrEnum):
+    NEW = "NEW"  # first statement under this key (or a new member of a set key)
+    SAME = "SAME"  # restates the current belief: provenance grows, no new version
+    UPDATE = "UPDATE"  # refines or revises it: the old version is archived
+    CONFLICT = "CONFLICT"  # contradicts it: archived, superseded, and flagged
+
+
+class FactType(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: FactKey
+    cardinality: Cardinality = Cardinality.SINGLE
+    description: str = Field(default="", max_length=500)
+
+
+class FactInput(BaseModel):
+    """A fact an agent states explicitly on an event ("bring your own structure")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: FactKey
+    text: str = Field(min_length=1, max_length=2000, description="A self-contained sentence.")
+    value: str | None = Field(default=None, min_length=1, max_length=500, description="The bare value.")
+    member: Identifier | None = Field(default=None, description="Member id for set-valued keys.")
+
+
+class Observation(BaseModel):
+    """One statement of one fact by one event. Beliefs are a deterministic fold of these, sorted by
+    `order`, which is what makes projection idempotent and independent of delivery order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    subject_id: str
+    key: str
+    member: str = ""
+    text: str
+    value: str
+    order: str = Field(description="Total order over the log: created_at|session_id|seq.")
+    event_id: str
+    session_id: str
+    seq: int
+    stated_at: str
+
+
+class Provenance(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    event_id: str
+    seq: int
+    value: str
+
+
+class PriorValue(BaseModel):
+    """What a flagged belief replaced, so a reader can say "changed from X (S1) to Y (S2)"."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: str
+    text: str
+    session_ids: list[str]
+    until: str
+
+
+class Belief(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    subject_id: str
+    key: str
+    member: str = ""
+    doc_id: str = Field(description="The bare key (plus member) when current; `<id>__v<N>` when archived.")
+    text: str = Field(description="The fact sentence: self-contained, and the only field embedded.")
+    value: str
+    version: int
+    current: bool
+    flag: bool = Field(description="True when this version contradicted the one before it.")
+    verdict: Verdict
+    previous: PriorValue | None = None
+    provenance: list[Provenance]
+    valid_from: str
+    valid_to: str | None = None
+    source_seq: int = Field(description="seq of the last event applied to this version.")
+    source_order: str
+
+
+class BeliefHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    belief: Belief
+    score: float
+    source: Literal["vector", "keyword"]
+
+
+def normalise_value(value: str) -> str:
+    """Casefolded, accent-free, punctuation-free, single-spaced: what "the same value" compares."""
+    text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii").casefold()
+    return " ".join(re.sub(r"[^a-z0-9.%$ ]+", " ", text).split())
+
+
+def member_id(value: str) -> str:
+    """A stable member id for a set-valued key, from its normalised value."""
+    return "-".join(normalise_value(value).replace(".", " ").split())[:128] or "member"
+
+
+def belief_id(key: str, member: str) -> str:
+    return f"{key}#{member}" if member else key

@@ -1,0 +1,1 @@
+"""Semantic tier: one current belief per fact, a version chain, projected from the log."""

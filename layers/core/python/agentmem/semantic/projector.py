@@ -1,0 +1,127 @@
+"""Search, then decide: turn one log event into observations and fold each into its belief chain.
+
+The same code runs in the DynamoDB stream Lambda, the local projector worker and replay."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass
+
+from agentmem.errors import ContentionError, VersionConflictError
+from agentmem.model.beliefs import (
+    Belief,
+    Cardinality,
+    FactInput,
+    Observation,
+    Verdict,
+    member_id,
+    normalise_value,
+)
+from agentmem.model.events import Event
+from agentmem.ports import Embedder
+from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.fold import applied, fold, is_newest, step
+from agentmem.semantic.ports import LLM, BeliefIndex
+
+logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 12
+
+
+@dataclass(frozen=True)
+class Applied:
+    doc_id: str
+    verdict: Verdict
+    version: int
+
+
+def order_key(event: Event) -> str:
+    """A total order over the whole log: time first, then session and seq to break ties."""
+    return f"{event.created_at}|{event.session_id}|{event.seq:012d}"
+
+
+class Projector:
+    def __init__(self, index: BeliefIndex, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+        self._index = index
+        self._llm = llm
+        self._embedder = embedder
+        self._fact_types = fact_types
+
+    def project(self, event: Event) -> list[Applied]:
+        """Apply every fact `event` states. Safe to call again for the same event."""
+        facts = (
+            list(event.facts) if event.facts else self._llm.extract_facts(event, self._fact_types.declared())
+        )
+        results: list[Applied] = []
+        for fact in facts:
+            obs = self._observation(event, fact)
+            if obs is not None:
+                results.append(self._apply(obs))
+        return results
+
+    def _observation(self, event: Event, fact: FactInput) -> Observation | None:
+        fact_type = self._fact_types.get(fact.key)
+        if fact_type is None:
+            logger.warning("undeclared fact key refused", extra={"key": fact.key, "event_id": event.event_id})
+            return None
+        value = fact.value or fact.text
+        member = ""
+        if fact_type.cardinality is Cardinality.SET:
+            member = fact.member or member_id(value)
+        return Observation(
+            subject_id=event.subject_id,
+            key=fact.key,
+            member=member,
+            text=fact.text,
+            value=value,
+            order=order_key(event),
+            event_id=event.event_id,
+            session_id=event.session_id,
+            seq=event.seq,
+            stated_at=event.created_at,
+        )
+
+    def _apply(self, obs: Observation) -> Applied:
+        fact_type = self._fact_types.get(obs.key)
+        assert fact_type is not None  # _observation already refused undeclared keys
+
+        def decide(current: Belief, candidate: Observation) -> Verdict:
+            if normalise_value(current.value) == normalise_value(candidate.value):
+                return Verdict.SAME  # equal values never need the model
+            return self._llm.decide(current, candidate, fact_type)
+
+        self._index.add_observation(obs)
+        for attempt in range(MAX_ATTEMPTS):
+            revision, chain = self._index.chain(obs.subject_id, obs.key, obs.member)
+            if applied(chain, obs):
+                return Applied(chain[-1].doc_id, Verdict.SAME, chain[-1].version)
+            if is_newest(chain, obs):
+                new_chain, verdict = step(chain, obs, decide)
+            else:
+                # Delivered out of order: refold the key from all its observations in log order.
+                new_chain = fold(self._index.observations(obs.subject_id, obs.key, obs.member), decide)
+                verdict = new_chain[-1].verdict
+            current = new_chain[-1]
+            text_changed = not chain or chain[-1].text != current.text
+            vector = self._embedder.embed([current.text])[0] if text_changed else None
+            try:
+                self._index.replace_chain(
+                    obs.subject_id,
+                    obs.key,
+                    obs.member,
+                    expected_revision=revision,
+                    chain=new_chain,
+                    vector=vector,
+                )
+            except VersionConflictError:
+                # Another projector wrote this key first: back off with jitter, re-read, refold.
+                time.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 - jitter, not crypto
+                continue
+            logger.info(
+                "belief projected",
+                extra={"doc_id": current.doc_id, "verdict": verdict.value, "version": current.version},
+            )
+            return Applied(current.doc_id, verdict, current.version)
+        raise ContentionError(f"belief {obs.key} kept changing under concurrent projectors")

@@ -1,0 +1,74 @@
+"""Shared moto setup: the log table and blob bucket exactly as the CDK stack defines them."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import pytest
+from botocore.awsrequest import AWSPreparedRequest
+from moto.core.botocore_stubber import BotocoreStubber
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_s3.client import S3Client
+
+REGION = "us-east-1"
+
+
+def use_fake_aws_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake credentials and a fixed region, so no test can reach, or bill, a real account."""
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    # moto 5.2 needs this for DynamoDB Streams to work in-process.
+    monkeypatch.setenv("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
+
+
+def create_log_table(client: DynamoDBClient, name: str) -> str:
+    """The event log table: `pk` + `sk` strings, on demand, streaming new images. Returns its stream ARN."""
+    response = client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+    )
+    client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10})
+    return response["TableDescription"].get("LatestStreamArn", "")
+
+
+def create_blob_bucket(client: S3Client, name: str) -> str:
+    """The blob bucket; outside us-east-1 S3 needs the location spelled out. Returns its name."""
+    region = client.meta.region_name
+    if region and region != REGION:
+        client.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": region})  # type: ignore[typeddict-item]
+    else:
+        client.create_bucket(Bucket=name)
+    return name
+
+
+_moto_lock = threading.Lock()
+
+
+def serialize_moto_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make in-process moto answer one request at a time, as atomically as DynamoDB does.
+
+    moto 5.2's transact_write_items is not atomic under threads: it snapshots the whole table,
+    applies the writes one by one and, on a failed condition, puts the snapshot back, undoing any
+    transaction another thread committed in between. The lock is per request, not per append, so
+    the adapter's own read-head / conditional-write / retry race is still fully exercised.
+    """
+    original = BotocoreStubber.process_request
+
+    def serialized(self: BotocoreStubber, request: AWSPreparedRequest) -> object:
+        with _moto_lock:
+            return original(self, request)
+
+    monkeypatch.setattr(BotocoreStubber, "process_request", serialized)

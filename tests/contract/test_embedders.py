@@ -1,0 +1,91 @@
+"""Embedder adapters against the port contract. Bedrock's are in tests/unit/test_bedrock_embedder.py:
+without an account only its request and response shapes can be checked."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import pytest
+
+from agentmem.adapters.local import minilm_embedder
+from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder, ModelFilesError
+from agentmem.ports import Embedder
+from tests.contract.embedder_contract import EmbedderContract
+
+# One worker loads the model once for all of these.
+pytestmark = pytest.mark.xdist_group("minilm")
+
+
+@pytest.fixture(scope="session")
+def minilm() -> MiniLmEmbedder:
+    embedder = MiniLmEmbedder()
+    embedder.load()
+    return embedder
+
+
+class TestMiniLmEmbedder(EmbedderContract):
+    @pytest.fixture
+    def embedder(self, minilm: MiniLmEmbedder) -> Embedder:
+        return minilm
+
+    def test_identity(self, minilm: MiniLmEmbedder) -> None:
+        assert minilm.dimensions == 384
+        assert minilm.model_id == "all-MiniLM-L6-v2-int8-onnx"
+
+    def test_long_text_is_truncated_not_refused(self, minilm: MiniLmEmbedder) -> None:
+        long_text = "portfolio rebalancing " * 400  # about 1,200 tokens, over the 256 kept
+        prefix_only = "portfolio rebalancing " * 130
+        a, b = minilm.embed([long_text, prefix_only])
+        assert sum(x * y for x, y in zip(a, b, strict=True)) > 0.999
+
+    def test_a_single_str_is_refused(self, minilm: MiniLmEmbedder) -> None:
+        with pytest.raises(TypeError):
+            minilm.embed("one text")
+
+
+def test_importing_the_module_loads_no_runtime() -> None:
+    # The module must stay cheap to import; the heavy libraries come with the first embed call.
+    import subprocess
+
+    code = (
+        "import sys, agentmem.adapters.local.minilm_embedder as m; "
+        "print(sorted({'onnxruntime', 'tokenizers', 'numpy'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_pinned_hash_matches_the_installed_model() -> None:
+    data = minilm_embedder._read_package_file(minilm_embedder.ONNX_PACKAGE, minilm_embedder.ONNX_FILE)
+    assert hashlib.sha256(data).hexdigest() == minilm_embedder.ONNX_SHA256
+
+
+def test_a_model_with_another_hash_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(minilm_embedder, "ONNX_SHA256", "0" * 64)
+    with pytest.raises(ModelFilesError, match="expected 0000"):
+        MiniLmEmbedder().embed(["anything"])
+
+
+def test_a_missing_model_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(minilm_embedder, "TOKENIZER_PACKAGE", "no_such_model_package")
+    with pytest.raises(ModelFilesError, match="no_such_model_package"):
+        MiniLmEmbedder().load()
+
+
+def test_concurrent_first_calls_load_the_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    loads: list[int] = []
+    real_runtime = minilm_embedder._Runtime
+
+    def counting_runtime(**kwargs: int) -> minilm_embedder._Runtime:
+        loads.append(1)
+        return real_runtime(**kwargs)
+
+    monkeypatch.setattr(minilm_embedder, "_Runtime", counting_runtime)
+    embedder = MiniLmEmbedder()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: embedder.embed(["same text"]), range(8)))
+    assert len(loads) == 1
+    assert all(result == results[0] for result in results)
