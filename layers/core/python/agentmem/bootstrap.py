@@ -52,7 +52,7 @@ def bootstrap(
 ) -> Services:
     """Build the services for `settings` (read from the environment when omitted). Tests pass
     adapters in directly; anything not passed is built for the configured backend."""
-    settings = settings or Settings()
+    settings = settings or Settings.from_env()
     if event_log is None or blob_store is None:
         built_log, built_blobs = (_aws_adapters if settings.backend == "aws" else _local_adapters)(settings)
         event_log = event_log or built_log

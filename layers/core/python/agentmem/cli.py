@@ -19,7 +19,7 @@ def load_settings(args: argparse.Namespace) -> Settings:
         value = getattr(args, name, None)
         if value is not None:
             overrides[name] = value
-    return Settings(**overrides)
+    return Settings.from_env(**overrides)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
