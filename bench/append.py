@@ -4,7 +4,7 @@
 
 (a) appends/s, p50 and p99 on the local backend (SQLite WAL), for 1 and 8 concurrent writers on
     one session, in-process (`EpisodicService.append`) and over HTTP (`MemoryClient` against
-    `LocalServer`), with `sqlite_synchronous` FULL (the default: fsync at every commit) and NORMAL.
+    `LocalServer`), with `sqlite_synchronous` NORMAL (the default) and FULL (fsync at every commit).
     Every scenario gets a fresh data dir under the system temp dir and ends with a gap-free check.
 (b) the import of `functions/write/handler.py` (aws backend, dummy credentials, nothing calls
     AWS) against `boto3` + Powertools `APIGatewayRestResolver` + `pydantic` alone, each in fresh
@@ -29,8 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from socketserver import StreamRequestHandler
-from typing import Any, cast
+from typing import Any
 
 from agentmem.api.app import build_resolver
 from agentmem.bootstrap import bootstrap
@@ -76,7 +75,7 @@ HEAVY_MODULES = (
 
 @dataclass(frozen=True)
 class AppendResult:
-    mode: str  # "in-process" | "http" | "http+nodelay"
+    mode: str  # "in-process" | "http"
     writers: int
     synchronous: str
     appends: int
@@ -173,12 +172,6 @@ def run_append_scenario(
             wall, lat = run_threads(writers, per_writer, call, budget_seconds)
         else:
             with LocalServer(lambda: build_resolver(services), port=0, pool_size=max(16, writers)) as server:
-                if mode == "http+nodelay":
-                    # What-if row: TCP_NODELAY on the server's sockets. The handler writes the headers
-                    # and the body in two send()s; with Nagle on, the second waits for the client's
-                    # delayed ACK (about 40 ms on Linux). Set here from outside, the package is unchanged.
-                    handler = cast("type[StreamRequestHandler]", server._httpd.RequestHandlerClass)
-                    handler.disable_nagle_algorithm = True
                 clients = [MemoryClient(server.url) for _ in range(writers)]
 
                 def call(writer: int, n: int) -> None:
@@ -487,7 +480,7 @@ def main() -> None:
 
     results: list[AppendResult] = []
     for synchronous in ("FULL", "NORMAL"):
-        for mode in ("in-process", "http", "http+nodelay"):
+        for mode in ("in-process", "http"):
             for writers in (1, 8):
                 results.append(run_append_scenario(mode, writers, synchronous, appends, budget))
     print("(a) appends on the local backend, one session, fresh data dir per row")
@@ -510,8 +503,7 @@ def main() -> None:
     )
 
     print(
-        "fsync ms: a bare fsync on the same disk just before the row. http+nodelay: the same server with\n"
-        "TCP_NODELAY set from the bench (what-if for a server.py fix). Fewer appends than asked: the\n"
+        "fsync ms: a bare fsync on the same disk just before the row. Fewer appends than asked: the\n"
         f"row hit its {budget:.0f} s budget."
     )
 

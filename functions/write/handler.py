@@ -13,7 +13,7 @@ from agentmem.bootstrap import bootstrap
 from agentmem.observability import configure, logger, metrics, tracer
 
 configure()
-app = build_resolver(bootstrap())
+app = build_resolver(bootstrap(), semantic=False)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

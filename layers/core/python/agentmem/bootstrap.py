@@ -2,29 +2,45 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
 from agentmem.ports import BlobStore, EventLog
 from agentmem.settings import Settings
 
+if TYPE_CHECKING:
+    from agentmem.semantic.service import SemanticService
 
-@dataclass(frozen=True)
+
+@dataclass
 class Services:
-    """Everything a request handler may call, built once per process (per Lambda cold start)."""
+    """Everything a request handler may call, built once per process (per Lambda cold start).
+    The semantic tier is built on first use, so the write path never imports numpy, onnxruntime
+    or opensearch-py."""
 
     settings: Settings
     event_log: EventLog
     blobs: BlobStore
     episodic: EpisodicService
+    semantic_override: SemanticService | None = field(default=None, repr=False)
+
+    @cached_property
+    def semantic(self) -> SemanticService:
+        if self.semantic_override is not None:
+            return self.semantic_override
+        from agentmem.semantic_wiring import build_semantic
+
+        return build_semantic(self.settings, self.event_log)
 
 
 def _local_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:
     from agentmem.adapters.local.blob_folder import FolderBlobStore
-    from agentmem.adapters.local.sqlite_db import SqliteDatabase
+    from agentmem.adapters.local.sqlite_db import open_database
     from agentmem.adapters.local.sqlite_log import SqliteEventLog
 
-    db = SqliteDatabase(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
+    db = open_database(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
     return SqliteEventLog(db, settings.tenant_id), FolderBlobStore(settings.data_dir / "blobs")
 
 

@@ -8,9 +8,13 @@ import logging
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmem.settings import Settings
+
+if TYPE_CHECKING:
+    from agentmem.bootstrap import Services
+    from agentmem.semantic.worker import ProjectorWorker
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
@@ -31,6 +35,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure()
     settings = load_settings(args)
     services = bootstrap(settings)
+    worker = local_worker(services).start()
     server = LocalServer(
         lambda: build_resolver(services),
         host=settings.host,
@@ -41,6 +46,47 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"agentmem serving {server.url} (data dir {settings.data_dir.resolve()})", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
+    worker.stop()
+    return 0
+
+
+def local_worker(services: Services) -> ProjectorWorker:
+    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+    from agentmem.semantic.worker import ProjectorWorker
+
+    log = services.event_log
+    if not isinstance(log, SqliteEventLog):
+        raise SystemExit(
+            "the local projector worker tails the local log; on AWS the DynamoDB stream drives it"
+        )
+    return ProjectorWorker(
+        log, services.semantic, SqliteCheckpoints(log.database, services.settings.tenant_id)
+    )
+
+
+def cmd_project(args: argparse.Namespace) -> int:
+    from agentmem.bootstrap import bootstrap
+
+    worker = local_worker(bootstrap(load_settings(args)))
+    read = worker.run_once()
+    print(f"projected {read} events")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+    from agentmem.bootstrap import bootstrap
+    from agentmem.semantic.replay import replay
+
+    services = bootstrap(load_settings(args))
+    log = services.event_log
+    if not isinstance(log, SqliteEventLog):
+        raise SystemExit("replay reads the local log; see the README for the AWS procedure")
+    result = replay(log, services.semantic, SqliteCheckpoints(log.database, services.settings.tenant_id))
+    print(
+        f"replayed {result.events_read} events into generation {result.generation}"
+        f" (was {result.previous_generation}); readers switched"
+    )
     return 0
 
 
@@ -53,6 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=None, help="port (default 8787, AGENTMEM_PORT)")
     serve.add_argument("--data-dir", type=Path, default=None, help="default ./.agentmem (AGENTMEM_DATA_DIR)")
     serve.set_defaults(run=cmd_serve)
+
+    project = verbs.add_parser("project", help="project the log into the semantic tier")
+    project.add_argument("--once", action="store_true", required=True, help="drain the log and exit")
+    project.add_argument("--data-dir", type=Path, default=None)
+    project.set_defaults(run=cmd_project)
+
+    replay = verbs.add_parser("replay", help="rebuild the semantic tier from the log into a new generation")
+    replay.add_argument("--data-dir", type=Path, default=None)
+    replay.set_defaults(run=cmd_replay)
     return parser
 
 

@@ -66,3 +66,20 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One L2-normalised vector per text, in order. Deterministic for the same input."""
         ...
+
+
+class LogTail(Protocol):
+    """Reading the whole log in append order from a position: what the local projector worker
+    and replay use where AWS has the DynamoDB stream."""
+
+    def read_since(self, position: int, limit: int = 500) -> list[tuple[int, Event]]:
+        """(position, event) pairs with position > `position`, in append order."""
+        ...
+
+    def head_position(self) -> int: ...
+
+
+class CheckpointStore(Protocol):
+    def load(self, name: str) -> int: ...
+
+    def save(self, name: str, position: int) -> None: ...

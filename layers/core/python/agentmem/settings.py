@@ -7,9 +7,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from agentmem.model.beliefs import FactType
 from agentmem.model.common import Identifier
+from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES
 
 ENV_PREFIX = "AGENTMEM_"
 
@@ -37,11 +39,28 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=0, le=65535)
 
+    # semantic tier
+    # Keys nobody declared are projected as single-valued facts unless the tenant refuses them.
+    allow_undeclared_facts: bool = True
+    # JSON list of fact types, e.g. [{"key": "goal", "cardinality": "set"}]; unset: the defaults.
+    fact_types: str | None = None
+    embedder: Literal["minilm", "bedrock"] | None = Field(default=None, description="Default by backend.")
+    llm: Literal["rules", "bedrock"] | None = Field(default=None, description="Default by backend.")
+
     # aws backend
     table_name: str = "agentmem-log"
     bucket_name: str = "agentmem-blobs"
     aws_region: str | None = None
     endpoint_url: str | None = None
+    opensearch_url: str | None = None
+    opensearch_prefix: str = "agentmem"
+    bedrock_embedding_model: str = "amazon.titan-embed-text-v2:0"
+    bedrock_llm_model: str | None = None
+
+    def declared_fact_types(self) -> list[FactType]:
+        if self.fact_types is None:
+            return list(DEFAULT_FACT_TYPES)
+        return TypeAdapter(list[FactType]).validate_json(self.fact_types)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Self:

@@ -76,10 +76,18 @@ def refuse_non_json(event: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def build_resolver(services: Services) -> AgentMemResolver:
+def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemResolver:
+    """All routes; the write Lambda passes `semantic=False` so its cold start never loads the
+    semantic tier's routes (their handlers would import nothing heavy, but needn't exist there)."""
     app = AgentMemResolver(enable_validation=True)
     register_error_handlers(app)
     app.include_router(episodic_router(services))
+    if semantic:
+        from agentmem.api.routes.beliefs import beliefs_router
+        from agentmem.api.routes.health import health_router
+
+        app.include_router(beliefs_router(services))
+        app.include_router(health_router(services))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

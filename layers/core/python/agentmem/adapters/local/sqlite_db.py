@@ -71,3 +71,17 @@ class SqliteDatabase:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+_open: dict[tuple[Path, str], SqliteDatabase] = {}
+_open_lock = threading.Lock()
+
+
+def open_database(path: Path, *, synchronous: str = "NORMAL") -> SqliteDatabase:
+    """One SqliteDatabase per file per process, so every adapter on it shares one write lock."""
+    key = (path.resolve(), synchronous)
+    with _open_lock:
+        db = _open.get(key)
+        if db is None:
+            db = _open[key] = SqliteDatabase(path, synchronous=synchronous)
+        return db

@@ -66,6 +66,10 @@ class SqliteEventLog:
         self._tenant = tenant_id
         db.apply_schema(SCHEMA)
 
+    @property
+    def database(self) -> SqliteDatabase:
+        return self._db
+
     def append(self, draft: EventDraft) -> AppendOutcome:
         try:
             with self._db.write() as conn:
@@ -142,3 +146,47 @@ class SqliteEventLog:
             .fetchone()
         )
         return int(last)
+
+    def read_since(self, position: int, limit: int = 500) -> list[tuple[int, Event]]:
+        rows = self._db.connection().execute(
+            f"SELECT position, {COLUMNS} FROM events"
+            " WHERE tenant_id=? AND position>? ORDER BY position LIMIT ?",
+            (self._tenant, position, limit),
+        )
+        return [(row["position"], row_to_event(row)) for row in rows]
+
+    def head_position(self) -> int:
+        (head,) = (
+            self._db.connection()
+            .execute("SELECT COALESCE(MAX(position), 0) FROM events WHERE tenant_id=?", (self._tenant,))
+            .fetchone()
+        )
+        return int(head)
+
+
+class SqliteCheckpoints:
+    """Projector positions in the log, so a restarted worker resumes where it stopped."""
+
+    def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
+        self._db = db
+        self._tenant = tenant_id
+        db.apply_schema(
+            "CREATE TABLE IF NOT EXISTS checkpoints ("
+            " tenant_id TEXT NOT NULL, name TEXT NOT NULL, position INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, name))"
+        )
+
+    def load(self, name: str) -> int:
+        row = (
+            self._db.connection()
+            .execute("SELECT position FROM checkpoints WHERE tenant_id=? AND name=?", (self._tenant, name))
+            .fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    def save(self, name: str, position: int) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO checkpoints VALUES (?,?,?) ON CONFLICT DO UPDATE SET position=excluded.position",
+                (self._tenant, name, position),
+            )

@@ -1,0 +1,56 @@
+"""Routes of the semantic tier: current beliefs, a key's version chain, search by meaning."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
+
+from agentmem.api.errors import error_responses
+from agentmem.bootstrap import Services
+from agentmem.model.api_beliefs import BeliefChainView, BeliefList, BeliefSearchRequest, BeliefSearchResponse
+from agentmem.model.common import ID_PATTERN
+
+SubjectId = Annotated[str, Path(pattern=ID_PATTERN, description="Subject id.")]
+FactKeyPath = Annotated[str, Path(pattern=r"^[a-z][a-z0-9_]{0,63}$", description="Fact key.")]
+
+
+def beliefs_router(services: Services) -> APIGatewayRouter:
+    router = APIGatewayRouter()
+
+    @router.get(
+        "/v1/subjects/<subject_id>/beliefs",
+        summary="Current beliefs about a subject",
+        responses=error_responses(422, 503),
+        tags=["semantic"],
+    )
+    def list_beliefs(subject_id: SubjectId) -> BeliefList:
+        return BeliefList(items=services.semantic.current(subject_id))
+
+    @router.get(
+        "/v1/subjects/<subject_id>/beliefs/<key>",
+        summary="The current belief under a key, and its version chain on request",
+        responses=error_responses(404, 422, 503),
+        tags=["semantic"],
+    )
+    def get_belief(
+        subject_id: SubjectId,
+        key: FactKeyPath,
+        history: Annotated[bool, Query(description="Include every archived version.")] = False,
+    ) -> BeliefChainView:
+        chain = services.semantic.belief(subject_id, key, history=history)
+        return BeliefChainView(key=chain.key, current=chain.current, history=chain.history)
+
+    @router.post(
+        "/v1/subjects/<subject_id>/beliefs/search",
+        summary="Search current beliefs by meaning",
+        responses=error_responses(400, 415, 422, 503),
+        tags=["semantic"],
+    )
+    def search_beliefs(
+        subject_id: SubjectId, body: Annotated[BeliefSearchRequest, Body()]
+    ) -> BeliefSearchResponse:
+        return BeliefSearchResponse(items=services.semantic.search(subject_id, body.query, body.k))
+
+    return router

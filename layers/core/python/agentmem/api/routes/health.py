@@ -1,0 +1,33 @@
+"""`GET /v1/health/deep`: 200 when the semantic tier really searches by meaning, 503 when not."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
+
+from agentmem.bootstrap import Services
+from agentmem.model.api_beliefs import DeepHealth
+from agentmem.semantic.health import deep_health
+
+
+def health_router(services: Services) -> APIGatewayRouter:
+    router = APIGatewayRouter()
+
+    @router.get(
+        "/v1/health/deep",
+        summary="Vector index populated and a paraphrase probe retrieves the right belief",
+        responses={
+            200: {"description": "Healthy.", "content": {"application/json": {"model": DeepHealth}}},
+            503: {
+                "description": "Failing; `problems` says why.",
+                "content": {"application/json": {"model": DeepHealth}},
+            },
+        },
+        tags=["ops"],
+    )
+    def health_deep() -> Response[DeepHealth]:
+        report = deep_health(services.semantic)
+        status = 200 if report.status == "ok" else 503
+        return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=report)
+
+    return router

@@ -1,0 +1,58 @@
+"""Reads and projection for the semantic tier, over whichever belief generation is active."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.model.beliefs import Belief, BeliefHit
+from agentmem.model.events import Event
+from agentmem.ports import Embedder
+from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore
+from agentmem.semantic.projector import Applied, Projector
+
+MAX_SEARCH_K = 50
+
+
+@dataclass(frozen=True)
+class BeliefChain:
+    key: str
+    current: list[Belief]
+    history: list[Belief] | None
+
+
+class SemanticService:
+    def __init__(self, store: BeliefStore, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+        self.store = store
+        self.llm = llm
+        self.embedder = embedder
+        self.fact_types = fact_types
+
+    def projector(self, index: BeliefIndex | None = None) -> Projector:
+        """A projector onto `index`, or onto the active generation."""
+        return Projector(index or self.store.active(), self.llm, self.embedder, self.fact_types)
+
+    def project(self, event: Event) -> list[Applied]:
+        return self.projector().project(event)
+
+    def current(self, subject_id: str) -> list[Belief]:
+        return self.store.active().current(subject_id)
+
+    def belief(self, subject_id: str, key: str, *, history: bool = False) -> BeliefChain:
+        """The current belief(s) under `key`, and on request every archived version. A key with
+        no belief is unknown: the caller is told so, never handed a guess."""
+        index = self.store.active()
+        current = index.current(subject_id, key)
+        if not current:
+            raise NotFoundError(f"no belief about {key!r} for subject {subject_id!r}", field="key")
+        return BeliefChain(
+            key=key, current=current, history=index.history(subject_id, key) if history else None
+        )
+
+    def search(self, subject_id: str, query: str, k: int = 5) -> list[BeliefHit]:
+        """Current beliefs by meaning (vector search on the fact sentence)."""
+        if not 1 <= k <= MAX_SEARCH_K:
+            raise InvalidInputError(f"k must be between 1 and {MAX_SEARCH_K}", field="k")
+        vector = self.embedder.embed([query])[0]
+        return self.store.active().vector_search(subject_id, vector, k)

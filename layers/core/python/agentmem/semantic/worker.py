@@ -1,0 +1,71 @@
+"""The local twin of the stream projector: tail the log from a stored checkpoint and project.
+
+Checkpoints are kept per belief generation, so after a replay switches generations the worker
+continues the new generation from where the replay stopped; projection is idempotent, so any
+overlap is harmless."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from agentmem.ports import CheckpointStore, LogTail
+from agentmem.semantic.ports import BeliefIndex
+from agentmem.semantic.service import SemanticService
+
+logger = logging.getLogger(__name__)
+
+BATCH = 500
+
+
+def checkpoint_name(generation: int) -> str:
+    return f"projector-g{generation}"
+
+
+def drain(tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore, index: BeliefIndex) -> int:
+    """Project every event past `index`'s checkpoint into `index`; returns how many were read."""
+    name = checkpoint_name(index.generation)
+    position = checkpoints.load(name)
+    projector = semantic.projector(index)
+    seen = 0
+    while batch := tail.read_since(position, BATCH):
+        for event_position, event in batch:
+            projector.project(event)
+            position = event_position
+        checkpoints.save(name, position)
+        seen += len(batch)
+    return seen
+
+
+class ProjectorWorker:
+    """Runs `drain` on the active generation every `interval` seconds in a daemon thread."""
+
+    def __init__(
+        self, tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore, *, interval: float = 0.2
+    ) -> None:
+        self._tail = tail
+        self._semantic = semantic
+        self._checkpoints = checkpoints
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="agentmem-projector", daemon=True)
+
+    def run_once(self) -> int:
+        return drain(self._tail, self._semantic, self._checkpoints, self._semantic.store.active())
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.run_once()
+            except Exception:
+                # A failing event stays unprojected and is retried next round; the log keeps it.
+                logger.exception("projector round failed")
+            self._stop.wait(self._interval)
+
+    def start(self) -> ProjectorWorker:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)

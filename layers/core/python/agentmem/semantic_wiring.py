@@ -1,0 +1,58 @@
+"""Adapters of the semantic tier, picked from Settings. Kept apart from bootstrap so that the
+write path imports none of them."""
+
+from __future__ import annotations
+
+from agentmem.ports import Embedder, EventLog
+from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.ports import LLM, BeliefStore
+from agentmem.semantic.service import SemanticService
+from agentmem.settings import Settings
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    choice = settings.embedder or ("bedrock" if settings.backend == "aws" else "minilm")
+    if choice == "bedrock":
+        from agentmem.adapters.aws.bedrock_embedder import BedrockEmbedder
+
+        return BedrockEmbedder(settings.bedrock_embedding_model)
+    from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
+
+    return MiniLmEmbedder()
+
+
+def build_llm(settings: Settings) -> LLM:
+    choice = settings.llm or ("bedrock" if settings.backend == "aws" else "rules")
+    if choice == "bedrock":
+        from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+
+        return BedrockLLM(settings.bedrock_llm_model) if settings.bedrock_llm_model else BedrockLLM()
+    from agentmem.adapters.local.rules_llm import RulesLLM
+
+    return RulesLLM()
+
+
+def build_belief_store(settings: Settings, embedder: Embedder) -> BeliefStore:
+    if settings.backend == "aws":
+        from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefStore
+        from agentmem.adapters.aws.opensearch_client import opensearch_client
+
+        return OpenSearchBeliefStore(
+            opensearch_client(settings),
+            settings.tenant_id,
+            prefix=settings.opensearch_prefix,
+            dimensions=embedder.dimensions,
+        )
+    from agentmem.adapters.local.sqlite_belief_store import SqliteBeliefStore
+    from agentmem.adapters.local.sqlite_db import open_database
+
+    db = open_database(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
+    return SqliteBeliefStore(db, settings.tenant_id)
+
+
+def build_semantic(settings: Settings, event_log: EventLog) -> SemanticService:
+    embedder = build_embedder(settings)
+    catalog = FactTypeCatalog(
+        settings.declared_fact_types(), allow_undeclared=settings.allow_undeclared_facts
+    )
+    return SemanticService(build_belief_store(settings, embedder), build_llm(settings), embedder, catalog)
