@@ -8,6 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from pydantic.alias_generators import to_camel
 
 TENANT_PATTERN = r"^[a-z0-9-]{1,32}$"
+
+# A Bedrock foundation model id or inference profile id; no `*` or `/`, so it cannot widen an IAM resource.
+MODEL_ID_PATTERN = r"^[a-z0-9][a-z0-9.:-]{2,127}$"
+# The defaults of agentmem.adapters.aws (bedrock_embedder, bedrock_llm); a test pins that they agree.
+DEFAULT_EMBEDDING_MODEL = "amazon.titan-embed-text-v2:0"
+DEFAULT_LLM_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+
 APP_NAME = "agentmem"
 EXAMPLE = "cdk synth -c tenant=acme"
 
@@ -40,6 +47,12 @@ class TenantConfig(BaseModel):
     # Stage-wide API Gateway throttling (steady requests/s and burst), per tenant stack.
     throttle_rate_limit: int = Field(default=50, ge=1, le=10_000)
     throttle_burst_limit: int = Field(default=100, ge=1, le=5_000)
+    # What the semantic tier calls on Bedrock, and the only models its functions may invoke. Outside the US,
+    # pass the geography's inference profile for the LLM (`eu.`, `apac.`, `global.` ...).
+    bedrock_embedding_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] = (
+        DEFAULT_EMBEDDING_MODEL
+    )
+    bedrock_llm_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] = DEFAULT_LLM_MODEL
 
     @property
     def stack_name(self) -> str:
@@ -72,7 +85,8 @@ def _describe(exc: ValidationError) -> str:
         if error["type"] == "missing":
             problems.append(f"-c {key}=... is required")
         elif error["type"] == "string_pattern_mismatch":
-            rule = f"must match {TENANT_PATTERN} (lower-case letters, digits, '-')"
+            rule = f"must match {error.get('ctx', {}).get('pattern', '')}"
+            rule += " (lower-case letters, digits, '-')" if key == "tenant" else ""
             problems.append(f"-c {key}={error['input']!r} {rule}")
         else:
             problems.append(f"-c {key}={error['input']!r}: {error['msg']}")

@@ -9,8 +9,12 @@ from constructs import Construct
 
 from infra.config import APP_NAME, TenantConfig
 from infra.constructs.api import Api
+from infra.constructs.bedrock import BedrockModels
 from infra.constructs.layers import Layers
+from infra.constructs.projector import Projector
+from infra.constructs.read import ReadFunction
 from infra.constructs.storage import Storage
+from infra.constructs.vectors import VectorCollection
 from infra.nag import add_checks
 
 
@@ -29,6 +33,27 @@ class TenantStack(cdk.Stack):
         self.storage = Storage(self, "Storage", config=config)
         self.layers = Layers(self, "Layers")
         self.api = Api(self, "Api", config=config, storage=self.storage, layers=self.layers)
+        self.vectors = VectorCollection(self, "Vectors", config=config)
+        models = BedrockModels.from_config(config)
+        self.projector = Projector(
+            self,
+            "Projector",
+            config=config,
+            storage=self.storage,
+            layers=self.layers,
+            vectors=self.vectors,
+            models=models,
+        )
+        self.read = ReadFunction(
+            self,
+            "Read",
+            config=config,
+            storage=self.storage,
+            layers=self.layers,
+            api=self.api,
+            vectors=self.vectors,
+            models=models,
+        )
         self._add_outputs()
         cdk.Tags.of(self).add("app", APP_NAME)
         cdk.Tags.of(self).add("tenant", config.tenant)
@@ -37,6 +62,13 @@ class TenantStack(cdk.Stack):
         cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL; routes start with /v1")
         cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name)
         cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name)
+        cdk.CfnOutput(self, "CollectionEndpoint", value=self.vectors.endpoint)
+        cdk.CfnOutput(
+            self,
+            "ProjectorDeadLetterQueueUrl",
+            value=self.projector.dead_letters.queue_url,
+            description="Stream batches the projector gave up on (shard id and sequence number range)",
+        )
 
 
 def build_tenant_app(app: cdk.App) -> TenantStack:

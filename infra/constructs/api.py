@@ -21,10 +21,10 @@ from infra.paths import FUNCTIONS_DIR
 
 # Routes carry the /v1 version themselves, so the stage is not named after a version.
 STAGE_NAME = "prod"
+# /v1/openapi.json is the read function's (infra/constructs/read.py): only it has every route.
 WRITE_ROUTES: list[tuple[str, str]] = [
     ("POST", "/v1/sessions/{session_id}/events"),
     ("GET", "/v1/sessions/{session_id}/events"),
-    ("GET", "/v1/openapi.json"),
     ("GET", "/v1/health"),
 ]
 _PATH_PARAM = re.compile(r"{(\w+)}")

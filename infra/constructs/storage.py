@@ -13,9 +13,9 @@ from infra.config import TenantConfig
 ACCESS_LOG_RETENTION = cdk.Duration.days(90)
 # TransactWriteItems needs no action of its own: IAM checks Put/Update/ConditionCheck per item in it.
 # The log is append-only, so no function gets DeleteItem, BatchWriteItem or Scan.
+LOG_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:Query")
 LOG_READ_APPEND_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:Query",
+    *LOG_READ_ACTIONS,
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
     "dynamodb:ConditionCheckItem",
@@ -98,12 +98,21 @@ class Storage(Construct):
         """Append events (one transaction) and read them back; nothing that deletes or rewrites."""
         return self.table.grant(grantee, *LOG_READ_APPEND_ACTIONS)
 
+    def grant_log_read(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Read events and session heads; nothing that writes."""
+        return self.table.grant(grantee, *LOG_READ_ACTIONS)
+
+    def grant_blob_read(self, grantee: iam.IGrantable) -> None:
+        """Get blob objects. ListBucket only so a missing key answers 404 instead of 403."""
+        self._grant_objects(grantee, "s3:GetObject")
+
     def grant_blob_read_put(self, grantee: iam.IGrantable) -> None:
         """Get and put blob objects. ListBucket only so a missing key answers 404 instead of 403."""
+        self._grant_objects(grantee, "s3:GetObject", "s3:PutObject")
+
+    def _grant_objects(self, grantee: iam.IGrantable, *actions: str) -> None:
         iam.Grant.add_to_principal(
-            grantee=grantee,
-            actions=["s3:GetObject", "s3:PutObject"],
-            resource_arns=[self.bucket.arn_for_objects("*")],
+            grantee=grantee, actions=list(actions), resource_arns=[self.bucket.arn_for_objects("*")]
         )
         iam.Grant.add_to_principal(
             grantee=grantee, actions=["s3:ListBucket"], resource_arns=[self.bucket.bucket_arn]

@@ -1,0 +1,50 @@
+"""Lambda entry point for the log table's stream: project each new event into the semantic tier.
+
+A record that raises is reported in `batchItemFailures`. Lambda retries from it (bisecting the batch) and,
+once retries run out, sends its shard and sequence range to the on-failure queue. Projection is
+idempotent, so records that are delivered again change nothing."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agentmem.adapters.aws.dynamodb_items import item_to_event
+from agentmem.bootstrap import bootstrap
+from agentmem.observability import configure, logger, metrics, tracer
+
+configure()
+services = bootstrap()
+processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+
+
+def project_record(record: DynamoDBRecord) -> None:
+    # The raw image: `record.dynamodb.new_image` is deserialized, and item_to_event reads {"S": ...} values.
+    stream = record.raw_event["dynamodb"]
+    image = stream.get("NewImage") or {}
+    is_event = image.get("entity", {}).get("S") == "event" or stream["Keys"]["sk"]["S"].startswith("E#")
+    where = {"event_name": record.raw_event["eventName"], "sequence_number": stream["SequenceNumber"]}
+    if record.raw_event["eventName"] != "INSERT" or not is_event:
+        # Heads and idempotency records are not events. The log is append-only: a changed event is a bug.
+        (logger.warning if is_event else logger.debug)("stream record skipped", is_event=is_event, **where)
+        metrics.add_metric(name="StreamRecordsSkipped", unit=MetricUnit.Count, value=1)
+        return
+    try:
+        applied = services.semantic.project(item_to_event(image))
+    except Exception:
+        logger.exception("stream record failed", **where)
+        raise
+    logger.debug("event projected", beliefs_changed=len(applied), **where)
+    metrics.add_metric(name="EventsProjected", unit=MetricUnit.Count, value=1)
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, object], context: LambdaContext) -> PartialItemFailureResponse:
+    return process_partial_response(
+        event=event, record_handler=project_record, processor=processor, context=context
+    )

@@ -1,0 +1,311 @@
+"""BeliefIndex and BeliefStore on OpenSearch: k-NN (`knn_vector`) plus BM25 over current beliefs.
+
+Generation N is two indices, `{prefix}-beliefs-gN` and `{prefix}-observations-gN`; the aliases
+`{prefix}-beliefs` and `{prefix}-observations` name the active one and move together.
+
+Compare-and-set: each (tenant, subject, key, member) has one chain document, written with
+`op_type=create` when new and `if_seq_no`/`if_primary_term` after that. Its (seq_no, primary
+term) pair, packed into one int, is the revision the port hands out, so nothing is kept between
+`chain()` and `replace_chain()`. `get` is real-time: compare-and-set never waits for a refresh.
+
+Needs client-chosen document ids, so a managed (or self-managed) OpenSearch 2.x/3.x domain:
+OpenSearch Serverless vector search collections assign their own ids."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from opensearchpy.exceptions import NotFoundError as OpenSearchNotFound
+from opensearchpy.exceptions import OpenSearchException, RequestError
+
+from agentmem.adapters.aws.opensearch_mappings import (
+    MAX_HITS,
+    ChainRef,
+    Refresh,
+    belief_index_body,
+    cas_position,
+    coverage_queries,
+    current_query,
+    history_query,
+    index_names,
+    keyword_query,
+    knn_query,
+    observation_doc,
+    observation_index_body,
+    observations_query,
+    revision_of,
+    subjects_query,
+    translate,
+    translated,
+)
+from agentmem.errors import AgentMemError, VersionConflictError
+from agentmem.model.beliefs import Belief, BeliefHit, Observation
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+logger = logging.getLogger(__name__)
+
+
+class OpenSearchBeliefIndex:
+    """One generation. Searches are near-real-time (visible after the next refresh, 1 s by default)
+    unless `refresh="wait_for"`; projection never depends on that, see `observations`."""
+
+    def __init__(
+        self, client: OpenSearch, tenant_id: str, generation: int, *, prefix: str, refresh: Refresh = "false"
+    ) -> None:
+        self._client = client
+        self._tenant = tenant_id
+        self.generation = generation
+        self._beliefs, self._observations = index_names(prefix, generation)
+        self._write: dict[str, str] = {} if refresh == "false" else {"refresh": refresh}
+
+    def _ref(self, subject_id: str, key: str, member: str) -> ChainRef:
+        return ChainRef(self._tenant, subject_id, key, member)
+
+    # -- observations and chains --------------------------------------------------------------
+
+    def add_observation(self, obs: Observation) -> None:
+        obs_id, doc = observation_doc(self._tenant, obs)
+        try:
+            with translated("record observation"):
+                self._client.index(
+                    index=self._observations, id=obs_id, body=doc, op_type="create", **self._write
+                )
+        except VersionConflictError:
+            return  # already recorded: a redelivered event
+
+    def observations(self, subject_id: str, key: str, member: str) -> list[Observation]:
+        body = observations_query(self._tenant, subject_id, key, member)
+        with translated("read observations"):
+            # A search sees only refreshed writes, and the projector refolds from here right after
+            # adding an observation; refreshing first makes every acknowledged one visible. Only
+            # out-of-order deliveries come here, so the extra refresh is rare.
+            self._client.indices.refresh(index=self._observations)
+            found = self._client.search(index=self._observations, body=body)
+        total = int(found["hits"]["total"]["value"])
+        if total > MAX_HITS:
+            raise AgentMemError(f"{key}: {total} observations is over {MAX_HITS}; refusing a partial fold")
+        return [Observation.model_validate(hit["_source"]["observation"]) for hit in found["hits"]["hits"]]
+
+    def _get_chain(self, chain_id: str, field: str) -> dict[str, Any] | None:
+        try:
+            found: dict[str, Any] = self._client.get(index=self._beliefs, id=chain_id, _source_includes=field)
+        except OpenSearchNotFound as exc:
+            if isinstance(exc.info, dict) and exc.info.get("found") is False:
+                return None  # no such chain; a missing index is a fault, not an empty chain
+            raise translate(exc, "read belief chain") from exc
+        except OpenSearchException as exc:
+            raise translate(exc, "read belief chain") from exc
+        return found
+
+    def chain(self, subject_id: str, key: str, member: str) -> tuple[int, list[Belief]]:
+        found = self._get_chain(self._ref(subject_id, key, member).id, "chain")
+        if found is None:
+            return 0, []
+        revision = revision_of(found["_seq_no"], found["_primary_term"])
+        return revision, [Belief.model_validate(b) for b in found["_source"]["chain"]]
+
+    def replace_chain(
+        self,
+        subject_id: str,
+        key: str,
+        member: str,
+        *,
+        expected_revision: int,
+        chain: list[Belief],
+        vector: list[float] | None,
+    ) -> None:
+        if not chain:
+            raise ValueError("a belief chain has at least one version")
+        ref = self._ref(subject_id, key, member)
+        cas: dict[str, Any] = {"op_type": "create"}  # put-if-absent: a concurrent first write gets 409
+        if expected_revision:
+            seq_no, primary_term = cas_position(expected_revision)
+            cas = {"if_seq_no": seq_no, "if_primary_term": primary_term}
+            if vector is None:
+                vector = self._kept_vector(ref.id, expected_revision)
+        with translated(f"write belief chain {key}"):
+            written = self._client.index(
+                index=self._beliefs, id=ref.id, body=ref.chain_doc(chain, vector), **cas, **self._write
+            )
+        self._archive(ref, chain, int(written["_version"]))
+
+    def _kept_vector(self, chain_id: str, expected_revision: int) -> list[float] | None:
+        """The stored vector, read at the caller's revision; the write that follows is
+        conditional on that same revision, so the vector cannot change in between."""
+        found = self._get_chain(chain_id, "vector")
+        if found is None or revision_of(found["_seq_no"], found["_primary_term"]) != expected_revision:
+            raise VersionConflictError(f"chain {chain_id} is no longer at revision {expected_revision}")
+        kept = found["_source"].get("vector")
+        return [float(x) for x in kept] if kept is not None else None
+
+    def _archive(self, ref: ChainRef, chain: list[Belief], chain_version: int) -> None:
+        """Past versions are copied to their own documents for people and tools browsing the
+        index. Nothing reads them back (history reads the chain document), so a failure is
+        logged, not raised: the chain is already written, and a retry would find the observation
+        applied and never come back here. A refold that shortens a chain leaves the old tail
+        until a replay builds a fresh generation."""
+        actions = ref.archive_actions(self._beliefs, chain, chain_version)
+        if not actions:
+            return
+        try:
+            result = self._client.bulk(body=actions, **self._write)
+        except OpenSearchException as exc:
+            logger.warning("archived versions not written", extra={"chain": ref.id, "fault": repr(exc)})
+            return
+        failed = [
+            outcome
+            for item in result.get("items", [])
+            for outcome in item.values()
+            if outcome.get("status", 200) >= 300 and outcome.get("status") != 409  # 409: a newer chain won
+        ]
+        if failed:
+            logger.warning("archived versions not written", extra={"chain": ref.id, "failed": len(failed)})
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def _hits(self, body: dict[str, Any], action: str) -> list[dict[str, Any]]:
+        with translated(action):
+            found = self._client.search(index=self._beliefs, body=body)
+        return list(found["hits"]["hits"])
+
+    def current(self, subject_id: str, key: str | None = None) -> list[Belief]:
+        hits = self._hits(current_query(self._tenant, subject_id, key), "read current beliefs")
+        return [Belief.model_validate(hit["_source"]["belief"]) for hit in hits]
+
+    def history(self, subject_id: str, key: str) -> list[Belief]:
+        hits = self._hits(history_query(self._tenant, subject_id, key), "read belief history")
+        return [Belief.model_validate(b) for hit in hits for b in hit["_source"]["chain"]]
+
+    def _ranked(self, body: dict[str, Any], source: Literal["vector", "keyword"]) -> list[BeliefHit]:
+        found = [
+            BeliefHit(
+                belief=Belief.model_validate(hit["_source"]["belief"]),
+                # cosinesimil scores are (1 + cos) / 2: report the cosine, as the local index does
+                score=2.0 * float(hit["_score"]) - 1.0 if source == "vector" else float(hit["_score"]),
+                source=source,
+            )
+            for hit in self._hits(body, f"{source} search")
+        ]
+        return sorted(found, key=lambda h: (-h.score, h.belief.doc_id))
+
+    def vector_search(self, subject_id: str, vector: Sequence[float], k: int) -> list[BeliefHit]:
+        return self._ranked(knn_query(self._tenant, subject_id, vector, k), "vector") if k > 0 else []
+
+    def keyword_search(self, subject_id: str, query: str, k: int) -> list[BeliefHit]:
+        if k <= 0 or not query.strip():
+            return []
+        return self._ranked(keyword_query(self._tenant, subject_id, query, k), "keyword")
+
+    def subjects(self) -> list[str]:
+        subjects: list[str] = []
+        after: dict[str, Any] | None = None
+        while True:
+            with translated("list subjects"):
+                found = self._client.search(index=self._beliefs, body=subjects_query(self._tenant, after))
+            page = found["aggregations"]["subjects"]
+            subjects.extend(str(bucket["key"]["subject"]) for bucket in page["buckets"])
+            after = page.get("after_key")
+            if not page["buckets"] or after is None:
+                return subjects
+
+    def vector_coverage(self, subject_id: str) -> tuple[int, int]:
+        every, with_vector = coverage_queries(self._tenant, subject_id)
+        with translated("count vector coverage"):
+            total = self._client.count(index=self._beliefs, body=every)["count"]
+            covered = self._client.count(index=self._beliefs, body=with_vector)["count"]
+        return int(total), int(covered)
+
+
+class OpenSearchBeliefStore:
+    """Generations as index pairs behind two aliases. `activate` moves both aliases in one
+    `_aliases` call, which OpenSearch applies atomically, so readers never see a half-built tier."""
+
+    def __init__(
+        self,
+        client: OpenSearch,
+        tenant_id: str,
+        *,
+        prefix: str = "agentmem",
+        dimensions: int,
+        engine: str = "faiss",
+        refresh: Refresh = "false",
+    ) -> None:
+        self._client = client
+        self._tenant = tenant_id
+        self._prefix = prefix
+        self._index_body = belief_index_body(dimensions, engine)  # also refuses an unknown engine
+        self._refresh: Refresh = refresh
+        self._aliases = (f"{prefix}-beliefs", f"{prefix}-observations")
+        self._generation_name = re.compile(re.escape(prefix) + r"-beliefs-g(\d+)")
+        self._indexes: dict[int, OpenSearchBeliefIndex] = {}
+        self._lock = threading.Lock()
+
+    def _index(self, generation: int) -> OpenSearchBeliefIndex:
+        with self._lock:
+            index = self._indexes.get(generation)
+            if index is None:
+                index = OpenSearchBeliefIndex(
+                    self._client, self._tenant, generation, prefix=self._prefix, refresh=self._refresh
+                )
+                self._indexes[generation] = index
+            return index
+
+    def _generations(self, names: Iterable[str]) -> list[int]:
+        return [int(m.group(1)) for name in names if (m := self._generation_name.fullmatch(name))]
+
+    def _alias_targets(self) -> dict[str, list[str]]:
+        """alias -> the indices it names now; an alias that does not exist yet is absent."""
+        with translated("resolve belief aliases"):
+            found = self._client.indices.get_alias(name=",".join(self._aliases), ignore=404)
+        targets: dict[str, list[str]] = {}
+        for index_name, entry in found.items():
+            if isinstance(entry, dict):  # a 404 body also carries "error" and "status" keys
+                for alias in entry.get("aliases", {}):
+                    targets.setdefault(alias, []).append(index_name)
+        return targets
+
+    def _create_generation(self, generation: int) -> None:
+        beliefs, observations = index_names(self._prefix, generation)
+        for name, body in ((beliefs, self._index_body), (observations, observation_index_body())):
+            try:
+                self._client.indices.create(index=name, body=body)
+            except RequestError as exc:
+                if exc.error != "resource_already_exists_exception":  # idempotent: another process won
+                    raise translate(exc, f"create index {name}") from exc
+            except OpenSearchException as exc:
+                raise translate(exc, f"create index {name}") from exc
+
+    def active(self) -> OpenSearchBeliefIndex:
+        generations = self._generations(self._alias_targets().get(self._aliases[0], []))
+        if not generations:  # a new deployment: generation 1 becomes the first active one
+            self._create_generation(1)
+            self.activate(1)
+            return self._index(1)
+        return self._index(max(generations))
+
+    def new_generation(self) -> OpenSearchBeliefIndex:
+        """Two replays started together get the same new generation; projection is idempotent,
+        so they build the same state into it."""
+        with translated("list belief generations"):
+            existing = self._client.indices.get(index=f"{self._prefix}-beliefs-g*")
+        generation = max(self._generations(list(existing)), default=0) + 1
+        self._create_generation(generation)
+        return self._index(generation)
+
+    def activate(self, generation: int) -> None:
+        targets = self._alias_targets()
+        actions: list[dict[str, Any]] = []
+        for alias, name in zip(self._aliases, index_names(self._prefix, generation), strict=True):
+            actions += [
+                {"remove": {"index": old, "alias": alias}} for old in targets.get(alias, []) if old != name
+            ]
+            actions.append({"add": {"index": name, "alias": alias}})
+        with translated(f"activate belief generation {generation}"):
+            self._client.indices.update_aliases(body={"actions": actions})
+        logger.info("belief generation activated", extra={"generation": generation, "prefix": self._prefix})

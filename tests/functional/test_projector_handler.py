@@ -1,0 +1,178 @@
+"""The projector Lambda entry point, fed the DynamoDB stream samples in events/, on the local backend.
+
+The samples were captured from the real DynamoDB log adapter (on moto), so their NewImages are exactly
+what an append writes: an event item, its session head and its idempotency record."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+from agentmem.bootstrap import bootstrap
+from agentmem.settings import Settings
+from tests.conftest import ROOT, FakeLambdaContext, load_event
+
+
+@pytest.fixture
+def projector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.setenv("AGENTMEM_BACKEND", "local")
+    monkeypatch.setenv("AGENTMEM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENTMEM_TENANT_ID", "acme")
+    spec = importlib.util.spec_from_file_location(
+        "projector_handler_under_test", ROOT / "functions/projector/handler.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def invoke(module: ModuleType, event: dict[str, Any]) -> dict[str, Any]:
+    response: dict[str, Any] = module.handler(event, FakeLambdaContext())
+    return response
+
+
+def current_values(module: ModuleType) -> dict[str, str]:
+    return {belief.key: belief.value for belief in module.services.semantic.current("priya")}
+
+
+def snapshot(module: ModuleType) -> list[dict[str, Any]]:
+    """Every version of every belief about priya: what a redelivery must leave untouched."""
+    semantic = module.services.semantic
+    keys = sorted({belief.key for belief in semantic.current("priya")})
+    return [v.model_dump() for key in keys for v in semantic.belief("priya", key, history=True).history or []]
+
+
+def emitted(out: str) -> dict[str, float]:
+    """Metric values from the EMF lines Powertools printed, summed by name."""
+    totals: dict[str, float] = {}
+    for line in out.splitlines():
+        if '"_aws"' not in line:
+            continue
+        record = json.loads(line)
+        for metric in record["_aws"]["CloudWatchMetrics"][0]["Metrics"]:
+            value = record[metric["Name"]]
+            totals[metric["Name"]] = totals.get(metric["Name"], 0) + sum(value if isinstance(value, list) else [value])
+    return totals
+
+
+def test_insert_of_an_event_projects_its_stated_fact(projector: ModuleType) -> None:
+    response = invoke(projector, load_event("stream_insert_event.json"))
+
+    assert response == {"batchItemFailures": []}
+    (belief,) = projector.services.semantic.current("priya")
+    assert (belief.key, belief.value, belief.text) == (
+        "risk_tolerance",
+        "cautious",
+        "Priya's risk tolerance is cautious.",
+    )
+    assert [p.event_id for p in belief.provenance] == ["ev_3f9c2a7e5b1d4c08a6e2f1b9d7c3a501"]
+
+
+def test_projection_is_durable_for_a_fresh_process(projector: ModuleType) -> None:
+    invoke(projector, load_event("stream_insert_event.json"))
+
+    fresh = bootstrap(Settings.from_env())
+
+    assert [(b.key, b.value) for b in fresh.semantic.current("priya")] == [("risk_tolerance", "cautious")]
+
+
+def test_mixed_batch_projects_the_event_once_and_skips_heads_and_idempotency_records(
+    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    response = invoke(projector, load_event("stream_mixed_batch.json"))
+
+    assert response == {"batchItemFailures": []}
+    (belief,) = projector.services.semantic.current("priya")
+    assert len(belief.provenance) == 1
+    assert emitted(capsys.readouterr().out) == {"EventsProjected": 1, "StreamRecordsSkipped": 3}
+
+
+def test_poison_record_fails_alone_and_the_good_ones_are_projected(projector: ModuleType) -> None:
+    event = load_event("stream_poison_batch.json")
+    (poison,) = [r for r in event["Records"] if "event_id" not in r["dynamodb"]["NewImage"]]
+
+    response = invoke(projector, event)
+
+    assert response == {"batchItemFailures": [{"itemIdentifier": poison["dynamodb"]["SequenceNumber"]}]}
+    assert current_values(projector) == {"goal": "house deposit", "employer": "Contoso Health"}
+
+
+def test_poison_record_is_logged_with_its_sequence_number(
+    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    event = load_event("stream_poison_batch.json")
+    invoke(projector, event)
+
+    failures = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "stream record failed" in line]
+    (failure,) = failures
+    assert failure["level"] == "ERROR"
+    assert failure["sequence_number"] == event["Records"][1]["dynamodb"]["SequenceNumber"]
+    assert "KeyError" in failure["exception"]
+
+
+def test_a_batch_of_nothing_but_poison_fails_the_invocation(projector: ModuleType) -> None:
+    # Powertools raises when every record failed, so Lambda retries (bisecting) and finally dead-letters it.
+    event = load_event("stream_poison_batch.json")
+    event["Records"] = [r for r in event["Records"] if "event_id" not in r["dynamodb"]["NewImage"]]
+
+    with pytest.raises(BatchProcessingError):
+        invoke(projector, event)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["stream_insert_event.json"],
+        ["stream_mixed_batch.json"],
+        ["stream_poison_batch.json"],
+        ["stream_insert_event.json", "stream_mixed_batch.json", "stream_poison_batch.json"],
+    ],
+)
+def test_redelivering_the_same_batches_changes_nothing(projector: ModuleType, names: list[str]) -> None:
+    first = [invoke(projector, load_event(name)) for name in names]
+    state = snapshot(projector)
+    assert state
+
+    again = [invoke(projector, load_event(name)) for name in names]
+
+    assert again == first
+    assert snapshot(projector) == state
+
+
+def test_a_modified_event_is_skipped_with_a_warning(
+    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The log is append-only; a MODIFY of an event item means something rewrote the log.
+    event = load_event("stream_insert_event.json")
+    event["Records"][0]["eventName"] = "MODIFY"
+
+    response = invoke(projector, event)
+
+    assert response == {"batchItemFailures": []}
+    assert current_values(projector) == {}
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "stream record skipped" in line]
+    assert [(line["level"], line["event_name"]) for line in lines] == [("WARNING", "MODIFY")]
+
+
+def test_a_removed_event_is_skipped_with_a_warning(
+    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # With NEW_IMAGE streams a REMOVE record has keys only; the sort key still says it was an event.
+    event = load_event("stream_insert_event.json")
+    record = event["Records"][0]
+    record["eventName"] = "REMOVE"
+    del record["dynamodb"]["NewImage"]
+
+    response = invoke(projector, event)
+
+    assert response == {"batchItemFailures": []}
+    assert current_values(projector) == {}
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "stream record skipped" in line]
+    assert [(line["level"], line["event_name"]) for line in lines] == [("WARNING", "REMOVE")]
