@@ -36,6 +36,7 @@ def project_record(record: DynamoDBRecord) -> None:
         applied = services.semantic.project(item_to_event(image))
     except Exception:
         logger.exception("stream record failed", **where)
+        metrics.add_metric(name="StreamRecordsFailed", unit=MetricUnit.Count, value=1)
         raise
     logger.debug("event projected", beliefs_changed=len(applied), **where)
     metrics.add_metric(name="EventsProjected", unit=MetricUnit.Count, value=1)

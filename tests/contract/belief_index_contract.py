@@ -16,7 +16,7 @@ from agentmem.semantic.ports import BeliefIndex, BeliefStore
 
 StoreFactory = Callable[[str], BeliefStore]
 
-EAST, NORTH, WEST, UP = [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]
+EAST, NORTH, WEST = [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0]
 NORTH_EAST = [0.8, 0.6, 0.0, 0.0]  # cosine 0.8 with EAST, 0.6 with NORTH
 
 

@@ -69,5 +69,7 @@ def test_concurrent_projectors_on_one_key_converge_to_the_serial_result(tmp_path
     for e in events:
         semantic.projector(serial).project(e)
     assert racing.conflicts >= 1, "the race did not happen, so the test proved nothing"
-    assert semantic.store.active().history("priya", "risk_tolerance") == serial.history("priya", "risk_tolerance")
+    assert semantic.store.active().history("priya", "risk_tolerance") == serial.history(
+        "priya", "risk_tolerance"
+    )
     assert [b.value for b in serial.history("priya", "risk_tolerance")] == ["cautious", "aggressive"]

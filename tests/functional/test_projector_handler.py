@@ -19,18 +19,22 @@ from agentmem.settings import Settings
 from tests.conftest import ROOT, FakeLambdaContext, load_event
 
 
-@pytest.fixture
-def projector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    monkeypatch.setenv("AGENTMEM_BACKEND", "local")
-    monkeypatch.setenv("AGENTMEM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("AGENTMEM_TENANT_ID", "acme")
+def load_handler(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(
-        "projector_handler_under_test", ROOT / "functions/projector/handler.py"
+        f"{name}_handler_under_test", ROOT / f"functions/{name}/handler.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def projector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.setenv("AGENTMEM_BACKEND", "local")
+    monkeypatch.setenv("AGENTMEM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENTMEM_TENANT_ID", "acme")
+    return load_handler("projector")
 
 
 def invoke(module: ModuleType, event: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +62,9 @@ def emitted(out: str) -> dict[str, float]:
         record = json.loads(line)
         for metric in record["_aws"]["CloudWatchMetrics"][0]["Metrics"]:
             value = record[metric["Name"]]
-            totals[metric["Name"]] = totals.get(metric["Name"], 0) + sum(value if isinstance(value, list) else [value])
+            totals[metric["Name"]] = totals.get(metric["Name"], 0) + sum(
+                value if isinstance(value, list) else [value]
+            )
     return totals
 
 
@@ -94,7 +100,9 @@ def test_mixed_batch_projects_the_event_once_and_skips_heads_and_idempotency_rec
     assert emitted(capsys.readouterr().out) == {"EventsProjected": 1, "StreamRecordsSkipped": 3}
 
 
-def test_poison_record_fails_alone_and_the_good_ones_are_projected(projector: ModuleType) -> None:
+def test_poison_record_fails_alone_and_the_good_ones_are_projected(
+    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     event = load_event("stream_poison_batch.json")
     (poison,) = [r for r in event["Records"] if "event_id" not in r["dynamodb"]["NewImage"]]
 
@@ -102,19 +110,20 @@ def test_poison_record_fails_alone_and_the_good_ones_are_projected(projector: Mo
 
     assert response == {"batchItemFailures": [{"itemIdentifier": poison["dynamodb"]["SequenceNumber"]}]}
     assert current_values(projector) == {"goal": "house deposit", "employer": "Contoso Health"}
+    assert emitted(capsys.readouterr().out) == {"EventsProjected": 2, "StreamRecordsFailed": 1}
 
 
 def test_poison_record_is_logged_with_its_sequence_number(
-    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+    projector: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
     event = load_event("stream_poison_batch.json")
     invoke(projector, event)
 
-    failures = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "stream record failed" in line]
-    (failure,) = failures
-    assert failure["level"] == "ERROR"
-    assert failure["sequence_number"] == event["Records"][1]["dynamodb"]["SequenceNumber"]
-    assert "KeyError" in failure["exception"]
+    (failure,) = [r for r in caplog.records if r.getMessage() == "stream record failed"]
+    assert failure.levelname == "ERROR"
+    assert failure.__dict__["sequence_number"] == event["Records"][1]["dynamodb"]["SequenceNumber"]
+    assert failure.exc_info is not None
+    assert failure.exc_info[0] is KeyError
 
 
 def test_a_batch_of_nothing_but_poison_fails_the_invocation(projector: ModuleType) -> None:
@@ -147,7 +156,7 @@ def test_redelivering_the_same_batches_changes_nothing(projector: ModuleType, na
 
 
 def test_a_modified_event_is_skipped_with_a_warning(
-    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+    projector: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The log is append-only; a MODIFY of an event item means something rewrote the log.
     event = load_event("stream_insert_event.json")
@@ -157,12 +166,12 @@ def test_a_modified_event_is_skipped_with_a_warning(
 
     assert response == {"batchItemFailures": []}
     assert current_values(projector) == {}
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "stream record skipped" in line]
-    assert [(line["level"], line["event_name"]) for line in lines] == [("WARNING", "MODIFY")]
+    skipped = [r for r in caplog.records if r.getMessage() == "stream record skipped"]
+    assert [(r.levelname, r.__dict__["event_name"]) for r in skipped] == [("WARNING", "MODIFY")]
 
 
 def test_a_removed_event_is_skipped_with_a_warning(
-    projector: ModuleType, capsys: pytest.CaptureFixture[str]
+    projector: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
     # With NEW_IMAGE streams a REMOVE record has keys only; the sort key still says it was an event.
     event = load_event("stream_insert_event.json")
@@ -174,5 +183,39 @@ def test_a_removed_event_is_skipped_with_a_warning(
 
     assert response == {"batchItemFailures": []}
     assert current_values(projector) == {}
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "stream record skipped" in line]
-    assert [(line["level"], line["event_name"]) for line in lines] == [("WARNING", "REMOVE")]
+    skipped = [r for r in caplog.records if r.getMessage() == "stream record skipped"]
+    assert [(r.levelname, r.__dict__["event_name"]) for r in skipped] == [("WARNING", "REMOVE")]
+
+
+def test_read_handler_serves_what_the_projector_projected(projector: ModuleType) -> None:
+    # Same data dir: the read function (on AWS another process) reads the projection, not projector memory.
+    invoke(projector, load_event("stream_insert_event.json"))
+    read = load_handler("read")
+    event = load_event(
+        "api_list_events.json",
+        resource="/v1/subjects/{subject_id}/beliefs",
+        path="/v1/subjects/priya/beliefs",
+        pathParameters={"subject_id": "priya"},
+        queryStringParameters=None,
+        multiValueQueryStringParameters=None,
+    )
+
+    response = read.handler(event, FakeLambdaContext())
+
+    assert response["statusCode"] == 200
+    items = json.loads(response["body"])["items"]
+    assert [(item["key"], item["value"]) for item in items] == [("risk_tolerance", "cautious")]
+
+
+def test_read_handler_openapi_document_lists_the_reads_and_the_writes(projector: ModuleType) -> None:
+    # API Gateway routes /v1/openapi.json to the read function, so its document must be the whole API.
+    response = load_handler("read").handler(load_event("api_openapi.json"), FakeLambdaContext())
+
+    paths = json.loads(response["body"])["paths"]
+    assert {
+        "/v1/sessions/{session_id}/events",
+        "/v1/subjects/{subject_id}/beliefs",
+        "/v1/subjects/{subject_id}/beliefs/{key}",
+        "/v1/subjects/{subject_id}/beliefs/search",
+        "/v1/health/deep",
+    } <= set(paths)

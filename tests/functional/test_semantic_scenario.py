@@ -69,7 +69,12 @@ def test_a_change_of_mind_supersedes_flags_and_keeps_the_old_belief(stack: Stack
     stack.say("S2", AGGRESSIVE)
     chain = stack.get("/v1/subjects/priya/beliefs/risk_tolerance?history=true")
     (current,) = chain["current"]
-    assert (current["version"], current["value"], current["current"], current["flag"]) == (2, "aggressive", True, True)
+    assert (current["version"], current["value"], current["current"], current["flag"]) == (
+        2,
+        "aggressive",
+        True,
+        True,
+    )
     assert [p["session_id"] for p in current["provenance"]] == ["S1", "S2"]
     assert current["previous"]["value"] == "cautious"
     archived = [b for b in chain["history"] if not b["current"]]
@@ -98,7 +103,9 @@ def test_a_second_goal_keeps_both_while_a_risk_flip_still_supersedes(stack: Stac
 def test_search_by_meaning_finds_risk_tolerance_first(stack: Stack) -> None:
     stack.say("S1", CAUTIOUS, NO_STOCKS, HOUSE, BABY, ("city", "Priya lives in Austin, Texas.", "Austin"))
     hits = stack.client.request(
-        "POST", "/v1/subjects/priya/beliefs/search", {"query": "what is her appetite for investment risk?", "k": 3}
+        "POST",
+        "/v1/subjects/priya/beliefs/search",
+        {"query": "what is her appetite for investment risk?", "k": 3},
     )["items"]
     assert hits[0]["belief"]["key"] == "risk_tolerance"
     assert hits[0]["source"] == "vector"
@@ -125,7 +132,12 @@ def test_deep_health_passes_with_real_vectors(stack: Stack) -> None:
 
 
 def test_replay_equals_incremental_projection_belief_for_belief(stack: Stack) -> None:
-    script = [("S1", [CAUTIOUS, NO_STOCKS, HOUSE]), ("S2", [AGGRESSIVE, BABY]), ("S3", [CAUTIOUS]), ("S4", [AGGRESSIVE])]
+    script = [
+        ("S1", [CAUTIOUS, NO_STOCKS, HOUSE]),
+        ("S2", [AGGRESSIVE, BABY]),
+        ("S3", [CAUTIOUS]),
+        ("S4", [AGGRESSIVE]),
+    ]
     for session, facts in script:
         stack.say(session, *facts)
     index = stack.services.semantic.store.active()
@@ -141,7 +153,9 @@ def test_projecting_in_shuffled_redelivered_batches_gives_identical_state(stack:
     script = [CAUTIOUS, AGGRESSIVE, CAUTIOUS, HOUSE, BABY, AGGRESSIVE, NO_STOCKS]
     for n, fact in enumerate(script):
         stack.say(f"S{n}", fact)
-    expected = {k: stack.services.semantic.store.active().history("priya", k) for k in ("risk_tolerance", "goal")}
+    expected = {
+        k: stack.services.semantic.store.active().history("priya", k) for k in ("risk_tolerance", "goal")
+    }
     events = [event for _, event in stack.log.read_since(0, 1000)]
     shuffled = stack.services.semantic.store.new_generation()
     projector = stack.services.semantic.projector(shuffled)

@@ -1,4 +1,4 @@
-"""The tenant's REST API: SigV4 on every method, the write routes, access logs, throttling, error shape."""
+"""The tenant's REST API: SigV4 on every method, each route's function, access logs, throttling, errors."""
 
 from __future__ import annotations
 
@@ -13,11 +13,18 @@ from tests.infra.conftest import Synth, only
 # Shares the session-scoped `acme` synth with test_stack.py (see the note there).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
 
-EXPECTED_ROUTES = {
+WRITE_ROUTES = {
     ("POST", "/v1/sessions/{session_id}/events"),
     ("GET", "/v1/sessions/{session_id}/events"),
-    ("GET", "/v1/openapi.json"),
     ("GET", "/v1/health"),
+}
+READ_ROUTES = {
+    ("GET", "/v1/subjects/{subject_id}/beliefs"),
+    ("GET", "/v1/subjects/{subject_id}/beliefs/{key}"),
+    ("POST", "/v1/subjects/{subject_id}/beliefs/search"),
+    ("GET", "/v1/health/deep"),
+    # The read function has every route, so its OpenAPI document is the complete one.
+    ("GET", "/v1/openapi.json"),
 }
 
 
@@ -33,14 +40,27 @@ def test_every_api_method_requires_iam_auth(acme: Synth) -> None:
     assert not_iam == {}
 
 
-def test_api_exposes_exactly_the_write_routes_as_lambda_proxies(acme: Synth) -> None:
+def test_api_exposes_exactly_the_write_and_read_routes_as_lambda_proxies(acme: Synth) -> None:
     resources = acme.template.to_json()["Resources"]
-    routes = set()
+    routes: dict[str, set[tuple[str, str]]] = {}
     for method in acme.resources("AWS::ApiGateway::Method").values():
         props = method["Properties"]
         assert props["Integration"]["Type"] == "AWS_PROXY"
-        routes.add((props["HttpMethod"], _path_of(resources, props["ResourceId"]["Ref"])))
-    assert routes == EXPECTED_ROUTES
+        route = (props["HttpMethod"], _path_of(resources, props["ResourceId"]["Ref"]))
+        routes.setdefault(_function_of(props["Integration"]["Uri"]), set()).add(route)
+    write_id, _ = only(
+        acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("write")})
+    )
+    read_id, _ = only(
+        acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("read")})
+    )
+    assert routes == {write_id: WRITE_ROUTES, read_id: READ_ROUTES}
+
+
+def _function_of(uri: dict[str, Any]) -> str:
+    """The logical id of the function an AWS_PROXY integration URI (an Fn::Join) invokes."""
+    (function_id,) = {str(part["Fn::GetAtt"][0]) for part in uri["Fn::Join"][1] if "Fn::GetAtt" in part}
+    return function_id
 
 
 def _path_of(resources: dict[str, Any], resource_id: str) -> str:
@@ -50,12 +70,27 @@ def _path_of(resources: dict[str, Any], resource_id: str) -> str:
     return f"{prefix}/{props['PathPart']}"
 
 
-def test_session_routes_require_the_session_id_path_parameter(acme: Synth) -> None:
-    with_params = acme.resources("AWS::ApiGateway::Method", {"RequestParameters": Match.any_value()})
-    assert len(with_params) == 2
-    for method in with_params.values():
-        assert method["Properties"]["RequestParameters"] == {"method.request.path.session_id": True}
-        assert "RequestValidatorId" in method["Properties"]
+def test_routes_require_their_path_parameters(acme: Synth) -> None:
+    resources = acme.template.to_json()["Resources"]
+    required = {}
+    for method in acme.resources("AWS::ApiGateway::Method").values():
+        props = method["Properties"]
+        required[(props["HttpMethod"], _path_of(resources, props["ResourceId"]["Ref"]))] = props.get(
+            "RequestParameters"
+        )
+        assert "RequestValidatorId" in props
+    session = {"method.request.path.session_id": True}
+    subject = {"method.request.path.subject_id": True}
+    assert required == {
+        ("POST", "/v1/sessions/{session_id}/events"): session,
+        ("GET", "/v1/sessions/{session_id}/events"): session,
+        ("GET", "/v1/subjects/{subject_id}/beliefs"): subject,
+        ("GET", "/v1/subjects/{subject_id}/beliefs/{key}"): {**subject, "method.request.path.key": True},
+        ("POST", "/v1/subjects/{subject_id}/beliefs/search"): subject,
+        ("GET", "/v1/health"): None,
+        ("GET", "/v1/health/deep"): None,
+        ("GET", "/v1/openapi.json"): None,
+    }
 
 
 def test_request_validator_checks_parameters_and_leaves_bodies_to_the_lambda(acme: Synth) -> None:
@@ -90,5 +125,11 @@ def test_api_gateway_errors_use_the_api_error_shape(acme: Synth) -> None:
         assert json.loads(template.replace("$context.error.messageString", '"x"'))["error"]["message"] == "x"
 
 
-def test_outputs_name_the_api_url_table_and_bucket(acme: Synth) -> None:
-    assert set(acme.template.to_json()["Outputs"]) == {"ApiUrl", "TableName", "BucketName"}
+def test_outputs_name_the_api_url_table_bucket_collection_and_dead_letters(acme: Synth) -> None:
+    assert set(acme.template.to_json()["Outputs"]) == {
+        "ApiUrl",
+        "TableName",
+        "BucketName",
+        "CollectionEndpoint",
+        "ProjectorDeadLetterQueueUrl",
+    }

@@ -60,3 +60,34 @@ def test_app_with_invalid_tenant_fails_before_any_stack_is_built() -> None:
     with pytest.raises(TenantConfigError, match="tenant"):
         build_tenant_app(app)
     assert app.node.children == []
+
+
+def test_model_defaults_are_the_adapters_defaults() -> None:
+    # The stack grants exactly the models it configures; they must be the ones the adapters would call.
+    from agentmem.adapters.aws.bedrock_embedder import DEFAULT_MODEL_ID as EMBEDDER_DEFAULT
+    from agentmem.adapters.aws.bedrock_llm import DEFAULT_MODEL_ID as LLM_DEFAULT
+    from agentmem.settings import Settings
+
+    config = TenantConfig.from_context(FakeContext(tenant="acme"))
+    assert config.bedrock_embedding_model == EMBEDDER_DEFAULT == Settings().bedrock_embedding_model
+    assert config.bedrock_llm_model == LLM_DEFAULT
+
+
+def test_model_ids_come_from_context() -> None:
+    config = TenantConfig.from_context(
+        FakeContext(
+            tenant="acme",
+            bedrockEmbeddingModel="cohere.embed-english-v3",
+            bedrockLlmModel="eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+        )
+    )
+    assert config.bedrock_embedding_model == "cohere.embed-english-v3"
+    assert config.bedrock_llm_model == "eu.anthropic.claude-haiku-4-5-20251001-v1:0"
+
+
+@pytest.mark.parametrize(
+    "model", ["*", "amazon.*", "arn:aws:bedrock:us-east-1::foundation-model/x", "A.b", ""]
+)
+def test_model_id_that_could_widen_the_iam_grant_is_refused(model: str) -> None:
+    with pytest.raises(TenantConfigError, match=r"-c bedrockLlmModel=.* must match"):
+        TenantConfig.from_context(FakeContext(tenant="acme", bedrockLlmModel=model))

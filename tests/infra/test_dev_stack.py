@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from aws_cdk.assertions import Match
 
 from tests.infra.conftest import Synth, only, synthesize
 
 # Same worker as test_stack.py: see the note there.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
 
-STATEFUL_TYPES = ("AWS::DynamoDB::Table", "AWS::S3::Bucket", "AWS::Logs::LogGroup")
+STATEFUL_TYPES = (
+    "AWS::DynamoDB::Table",
+    "AWS::S3::Bucket",
+    "AWS::Logs::LogGroup",
+    "AWS::SQS::Queue",
+    "AWS::OpenSearchServerless::Collection",
+)
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +29,7 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Synth:
         removalPolicy="destroy",
         inlineMaxBytes="1024",
         throttleRateLimit="5",
+        bedrockLlmModel="amazon.nova-lite-v1:0",
     )
 
 
@@ -47,10 +57,36 @@ def test_dev_stack_empties_its_buckets_on_delete(dev: Synth) -> None:
 
 
 def test_context_values_reach_the_function_and_the_stage(dev: Synth) -> None:
-    _, function = only(dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}))
-    variables = function["Properties"]["Environment"]["Variables"]
-    assert variables["AGENTMEM_TENANT_ID"] == "dev-1"
-    assert variables["AGENTMEM_INLINE_MAX_BYTES"] == "1024"
+    functions = dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"})
+    assert len(functions) == 3
+    for function in functions.values():
+        assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_TENANT_ID"] == "dev-1"
+    _, write = only(
+        dev.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("write path")})
+    )
+    assert write["Properties"]["Environment"]["Variables"]["AGENTMEM_INLINE_MAX_BYTES"] == "1024"
     _, stage = only(dev.resources("AWS::ApiGateway::Stage"))
     assert stage["Properties"]["MethodSettings"][0]["ThrottlingRateLimit"] == 5
     assert dev.stack.stack_name == "agentmem-dev-1"
+
+
+def test_dev_stack_collection_runs_without_standby_replicas(dev: Synth) -> None:
+    # Standby replicas double the collection's minimum capacity; a throwaway stack does without.
+    _, collection = only(dev.resources("AWS::OpenSearchServerless::Collection"))
+    assert collection["Properties"]["StandbyReplicas"] == "DISABLED"
+    assert collection["Properties"]["Name"] == "am-dev-1"
+
+
+def test_an_in_region_llm_is_granted_in_this_region_only(dev: Synth) -> None:
+    # A foundation model id (no inference-profile prefix) needs no cross-region grant, so no wildcard either.
+    for policy in dev.resources("AWS::IAM::Policy").values():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            if statement["Action"] == "bedrock:InvokeModel":
+                assert "*" not in json.dumps(statement["Resource"])
+                assert "Condition" not in statement
+    functions = dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}).values()
+    models = [
+        f["Properties"]["Environment"]["Variables"].get("AGENTMEM_BEDROCK_LLM_MODEL") for f in functions
+    ]
+    # The write function calls no model; the projector and the read function call the configured one.
+    assert sorted(models, key=str) == [None, "amazon.nova-lite-v1:0", "amazon.nova-lite-v1:0"]

@@ -22,12 +22,16 @@ EXPECTED_ACKNOWLEDGED = {
     "AwsSolutions-APIG2",
     "AwsSolutions-APIG3",
     "AwsSolutions-COG4",
+    "AwsSolutions-SQS3",
+    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0]",
 }
 
 
 @pytest.fixture(scope="module")
 def write_function(acme: Synth) -> dict[str, Any]:
-    _, function = only(acme.resources("AWS::Lambda::Function"))
+    _, function = only(
+        acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("write path")})
+    )
     props: dict[str, Any] = function["Properties"]
     return props
 

@@ -49,14 +49,22 @@ def test_update_supersedes_without_a_flag() -> None:
 
 
 def test_any_delivery_order_gives_the_same_chain() -> None:
-    observations = [obs(1, "cautious"), obs(2, "cautious"), obs(3, "aggressive"), obs(4, "aggressive"), obs(5, "cautious")]
+    observations = [
+        obs(1, "cautious"),
+        obs(2, "cautious"),
+        obs(3, "aggressive"),
+        obs(4, "aggressive"),
+        obs(5, "cautious"),
+    ]
     expected = fold(observations, decide)
     for permutation in itertools.permutations(observations):
         assert fold(permutation, decide) == expected
 
 
 def test_incremental_steps_equal_the_fold_and_redelivery_changes_nothing() -> None:
-    observations = [obs(n, random.Random(n).choice(["cautious", "balanced", "aggressive"])) for n in range(1, 30)]
+    observations = [
+        obs(n, random.Random(n).choice(["cautious", "balanced", "aggressive"])) for n in range(1, 30)
+    ]
     chain: list[Belief] = []
     for o in observations:
         assert is_newest(chain, o)

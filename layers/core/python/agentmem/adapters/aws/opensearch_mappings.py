@@ -35,7 +35,6 @@ MAX_ID_BYTES = 512  # OpenSearch refuses a longer _id (bulk enforces it from 2.9
 KEYWORD = {"type": "keyword"}
 STORED_ONLY = {"type": "object", "enabled": False}  # kept in _source, never parsed or indexed
 
-
 Refresh = Literal["false", "true", "wait_for"]
 TERM_SHIFT = 48  # seq_no is per shard; 2**48 operations on one shard is out of reach
 

@@ -1,0 +1,512 @@
+"""The OpenSearch belief adapter, offline: a fake connection records every request (method, path,
+query params, body) and answers from a queue of canned replies, so each test pins the exact
+requests the adapter sends and how it reads the answers. A request the test did not expect
+fails it, as an empty queue."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+from opensearchpy import Connection, OpenSearch
+from opensearchpy.exceptions import ConnectionError, ConnectionTimeout
+
+from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefIndex, OpenSearchBeliefStore
+from agentmem.adapters.aws.opensearch_mappings import revision_of
+from agentmem.errors import AgentMemError, BackendUnavailableError, NotFoundError, VersionConflictError
+from tests.contract.belief_index_contract import EAST, NORTH, chain_of, observation
+
+Reply = tuple[int, Any] | Exception
+CHAIN_ID = "acme|priya|city|"
+BELIEFS, OBSERVATIONS = "agentmem-beliefs-g1", "agentmem-observations-g1"
+SCOPE = [{"term": {"tenant_id": "acme"}}, {"term": {"subject_id": "priya"}}, {"term": {"current": True}}]
+ACK = (200, {"acknowledged": True})
+CONFLICT = (409, {"error": {"type": "version_conflict_engine_exception", "reason": "seq_no mismatch"}})
+PARIS = chain_of(observation(1, "city", "Paris"))
+MOVED = chain_of(observation(1, "city", "Paris"), observation(2, "city", "Berlin"))
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    params: dict[str, Any]
+    body: Any
+
+
+def decode(body: bytes | str | None) -> Any:
+    if body is None:
+        return None
+    text = body.decode() if isinstance(body, bytes) else body
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:  # NDJSON: the bulk API
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class FakeConnection(Connection):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.requests: list[Request] = []
+        self.replies: deque[Reply] = deque()
+
+    def perform_request(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        body: bytes | None = None,
+        timeout: float | None = None,
+        ignore: Collection[int] = (),
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        # opensearch-py hands query params over already escaped, as bytes
+        query = {k: v.decode() if isinstance(v, bytes) else v for k, v in (params or {}).items()}
+        self.requests.append(Request(method, unquote(url), query, decode(body)))
+        assert self.replies, f"unexpected request: {method} {unquote(url)}"
+        reply = self.replies.popleft()
+        if isinstance(reply, Exception):
+            raise reply
+        status, payload = reply
+        raw = json.dumps(payload)
+        if not 200 <= status < 300 and status not in ignore:
+            self._raise_error(status, raw, "application/json")
+        return status, {"content-type": "application/json"}, raw
+
+
+@pytest.fixture
+def client() -> OpenSearch:
+    # max_retries=0: the transport's own retries on 5xx would hide what the adapter does.
+    return OpenSearch(hosts=[{"host": "fake", "port": 9200}], connection_class=FakeConnection, max_retries=0)
+
+
+@pytest.fixture
+def fake(client: OpenSearch) -> FakeConnection:
+    connection = client.transport.get_connection()
+    assert isinstance(connection, FakeConnection)
+    return connection
+
+
+@pytest.fixture
+def index(client: OpenSearch) -> OpenSearchBeliefIndex:
+    return OpenSearchBeliefIndex(client, "acme", 1, prefix="agentmem")
+
+
+@pytest.fixture
+def store(client: OpenSearch) -> OpenSearchBeliefStore:
+    return OpenSearchBeliefStore(client, "acme", dimensions=4)
+
+
+def answer(fake: FakeConnection, *replies: Reply) -> None:
+    fake.replies.extend(replies)
+
+
+def stored_chain(chain: list[Any], *, seq_no: int = 7, term: int = 2, **source: Any) -> tuple[int, Any]:
+    body = {"chain": [b.model_dump(mode="json") for b in chain]} if chain else {}
+    found = {"_index": BELIEFS, "_id": CHAIN_ID, "_version": 3, "found": True}
+    return 200, found | {"_seq_no": seq_no, "_primary_term": term, "_source": body | source}
+
+
+def search_reply(*hits: tuple[float, Any], total: int | None = None) -> tuple[int, Any]:
+    rows = [
+        {"_id": b.doc_id, "_score": score, "_source": {"belief": b.model_dump(mode="json")}}
+        for score, b in hits
+    ]
+    return 200, {"hits": {"total": {"value": len(hits) if total is None else total}, "hits": rows}}
+
+
+# -- generations ------------------------------------------------------------------------------
+
+
+def test_new_generation_creates_both_indices_with_the_knn_mapping(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    existing: dict[str, Any] = {
+        name: {} for name in ("agentmem-beliefs-g1", "agentmem-beliefs-g2", "agentmem-beliefs-gold")
+    }
+    answer(fake, (200, existing), ACK, ACK)
+
+    assert store.new_generation().generation == 3
+
+    listing, beliefs, observations = fake.requests
+    assert (listing.method, listing.path) == ("GET", "/agentmem-beliefs-g*")
+    assert (beliefs.method, beliefs.path) == ("PUT", "/agentmem-beliefs-g3")
+    assert beliefs.body["settings"]["index"]["knn"] is True
+    fields = beliefs.body["mappings"]["properties"]
+    assert fields["vector"] == {
+        "type": "knn_vector",
+        "dimension": 4,
+        "method": {"name": "hnsw", "space_type": "cosinesimil", "engine": "faiss"},
+    }
+    assert fields["text"]["type"] == "text"
+    assert fields["current"] == {"type": "boolean"}
+    for name in ("tenant_id", "subject_id", "key", "member", "doc_id", "kind"):
+        assert fields[name] == {"type": "keyword"}
+    assert fields["belief"] == fields["chain"] == {"type": "object", "enabled": False}
+    assert (observations.method, observations.path) == ("PUT", "/agentmem-observations-g3")
+    assert observations.body["mappings"]["properties"]["order"] == {"type": "keyword"}
+
+
+def test_an_index_that_already_exists_is_not_an_error(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    exists = (400, {"error": {"type": "resource_already_exists_exception"}, "status": 400})
+    answer(fake, (200, {}), exists, ACK)
+    assert store.new_generation().generation == 1
+
+
+def test_lucene_is_the_other_engine_and_nothing_else_is_accepted(
+    client: OpenSearch, fake: FakeConnection
+) -> None:
+    answer(fake, (200, {}), ACK, ACK)
+    OpenSearchBeliefStore(client, "acme", dimensions=8, engine="lucene").new_generation()
+    assert fake.requests[1].body["mappings"]["properties"]["vector"]["method"]["engine"] == "lucene"
+    with pytest.raises(ValueError, match="engine"):
+        OpenSearchBeliefStore(client, "acme", dimensions=8, engine="nmslib")
+
+
+def test_active_follows_the_alias(store: OpenSearchBeliefStore, fake: FakeConnection) -> None:
+    aliases: dict[str, Any] = {
+        "agentmem-beliefs-g3": {"aliases": {"agentmem-beliefs": {}}},
+        "agentmem-observations-g3": {"aliases": {"agentmem-observations": {}}},
+    }
+    answer(fake, (200, aliases))
+    assert store.active().generation == 3
+    (resolve,) = fake.requests
+    assert (resolve.method, resolve.path) == ("GET", "/_alias/agentmem-beliefs,agentmem-observations")
+
+
+def test_first_use_creates_generation_one_and_points_both_aliases_at_it(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    missing = (404, {"error": "alias [agentmem-beliefs,agentmem-observations] missing", "status": 404})
+    answer(fake, missing, ACK, ACK, missing, ACK)
+
+    assert store.active().generation == 1
+    assert [r.path for r in fake.requests[1:3]] == ["/agentmem-beliefs-g1", "/agentmem-observations-g1"]
+    assert fake.requests[-1].body == {
+        "actions": [
+            {"add": {"index": "agentmem-beliefs-g1", "alias": "agentmem-beliefs"}},
+            {"add": {"index": "agentmem-observations-g1", "alias": "agentmem-observations"}},
+        ]
+    }
+
+
+def test_activate_moves_both_aliases_in_one_call(store: OpenSearchBeliefStore, fake: FakeConnection) -> None:
+    aliases: dict[str, Any] = {
+        "agentmem-beliefs-g1": {"aliases": {"agentmem-beliefs": {}}},
+        "agentmem-observations-g1": {"aliases": {"agentmem-observations": {}}},
+    }
+    answer(fake, (200, aliases), ACK)
+
+    store.activate(2)
+
+    moves = [r for r in fake.requests if r.path == "/_aliases"]
+    assert len(moves) == 1
+    assert (moves[0].method, moves[0].body) == (
+        "POST",
+        {
+            "actions": [
+                {"remove": {"index": "agentmem-beliefs-g1", "alias": "agentmem-beliefs"}},
+                {"add": {"index": "agentmem-beliefs-g2", "alias": "agentmem-beliefs"}},
+                {"remove": {"index": "agentmem-observations-g1", "alias": "agentmem-observations"}},
+                {"add": {"index": "agentmem-observations-g2", "alias": "agentmem-observations"}},
+            ]
+        },
+    )
+
+
+def test_activating_a_generation_that_does_not_exist_is_not_found(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    answer(fake, (200, {}), (404, {"error": {"type": "index_not_found_exception"}, "status": 404}))
+    with pytest.raises(NotFoundError):
+        store.activate(9)
+
+
+# -- chains -----------------------------------------------------------------------------------
+
+
+def test_chain_reads_the_chain_document_and_packs_its_position(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, stored_chain(MOVED, seq_no=7, term=2))
+    assert index.chain("priya", "city", "") == (revision_of(7, 2), MOVED)
+    (get,) = fake.requests
+    assert (get.method, get.path, get.params) == (
+        "GET",
+        f"/{BELIEFS}/_doc/{CHAIN_ID}",
+        {"_source_includes": "chain"},
+    )
+
+
+def test_a_missing_chain_is_revision_zero_but_a_missing_index_is_an_error(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, (404, {"_index": BELIEFS, "_id": CHAIN_ID, "found": False}))
+    assert index.chain("priya", "city", "") == (0, [])
+    answer(fake, (404, {"error": {"type": "index_not_found_exception"}, "status": 404}))
+    with pytest.raises(NotFoundError):
+        index.chain("priya", "city", "")
+
+
+def test_a_new_chain_is_put_if_absent_with_the_current_fields(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, (201, {"_version": 1, "result": "created"}))
+    index.replace_chain("priya", "city", "", expected_revision=0, chain=PARIS, vector=EAST)
+
+    (put,) = fake.requests  # one version: nothing to archive
+    assert (put.method, put.path, put.params) == ("PUT", f"/{BELIEFS}/_doc/{CHAIN_ID}", {"op_type": "create"})
+    assert put.body == {
+        "tenant_id": "acme",
+        "subject_id": "priya",
+        "key": "city",
+        "member": "",
+        "kind": "chain",
+        "doc_id": "city",
+        "current": True,
+        "version": 1,
+        "text": PARIS[0].text,
+        "belief": PARIS[0].model_dump(mode="json"),
+        "chain": [PARIS[0].model_dump(mode="json")],
+        "vector": EAST,
+    }
+
+
+def test_an_update_is_conditional_and_archives_past_versions(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, (200, {"_version": 5, "result": "updated"}), (200, {"errors": False, "items": []}))
+    index.replace_chain("priya", "city", "", expected_revision=revision_of(7, 2), chain=MOVED, vector=NORTH)
+
+    put, bulk = fake.requests
+    assert put.params == {"if_seq_no": "7", "if_primary_term": "2"}
+    assert (put.body["doc_id"], put.body["version"], put.body["vector"]) == ("city", 2, NORTH)
+    assert len(put.body["chain"]) == 2
+    assert (bulk.method, bulk.path) == ("POST", "/_bulk")
+    action, doc = bulk.body
+    assert action == {
+        "index": {"_index": BELIEFS, "_id": f"{CHAIN_ID}__v1", "version": 5, "version_type": "external_gte"}
+    }
+    assert (doc["kind"], doc["current"], doc["doc_id"], doc["version"]) == ("archived", False, "city__v1", 1)
+    assert "vector" not in doc
+
+
+def test_vector_none_keeps_the_vector_read_at_the_same_revision(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(
+        fake, stored_chain([], seq_no=7, term=2, vector=EAST), (200, {"_version": 4}), (200, {"items": []})
+    )
+    index.replace_chain("priya", "city", "", expected_revision=revision_of(7, 2), chain=MOVED, vector=None)
+
+    get, put, _ = fake.requests
+    assert get.params == {"_source_includes": "vector"}
+    assert (put.params["if_seq_no"], put.body["vector"]) == ("7", EAST)
+
+
+def test_vector_none_on_a_chain_that_moved_on_conflicts_without_writing(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, stored_chain([], seq_no=9, term=2, vector=EAST))
+    with pytest.raises(VersionConflictError):
+        index.replace_chain(
+            "priya", "city", "", expected_revision=revision_of(7, 2), chain=MOVED, vector=None
+        )
+    assert [r.method for r in fake.requests] == ["GET"]
+
+
+@pytest.mark.parametrize("expected", [0, revision_of(7, 2)], ids=["create", "update"])
+def test_a_lost_race_is_a_version_conflict(
+    index: OpenSearchBeliefIndex, fake: FakeConnection, expected: int
+) -> None:
+    answer(fake, CONFLICT)
+    with pytest.raises(VersionConflictError):
+        index.replace_chain("priya", "city", "", expected_revision=expected, chain=MOVED, vector=NORTH)
+    assert len(fake.requests) == 1  # nothing archived for a chain that was not written
+
+
+def test_a_failed_archive_is_logged_because_the_chain_is_already_written(
+    index: OpenSearchBeliefIndex, fake: FakeConnection, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer(fake, (200, {"_version": 5}), (503, {"error": "unavailable"}))
+    with caplog.at_level(logging.WARNING):
+        index.replace_chain(
+            "priya", "city", "", expected_revision=revision_of(7, 2), chain=MOVED, vector=NORTH
+        )
+    assert "archived versions not written" in caplog.text
+
+
+def test_writes_carry_the_configured_refresh(client: OpenSearch, fake: FakeConnection) -> None:
+    index = OpenSearchBeliefIndex(client, "acme", 1, prefix="agentmem", refresh="wait_for")
+    answer(fake, (201, {"_version": 1}), (201, {"result": "created"}))
+    index.replace_chain("priya", "city", "", expected_revision=0, chain=PARIS, vector=EAST)
+    index.add_observation(observation(1, "city", "Paris"))
+    assert [r.params.get("refresh") for r in fake.requests] == ["wait_for", "wait_for"]
+
+
+# -- observations -----------------------------------------------------------------------------
+
+
+def test_an_observation_is_created_once(index: OpenSearchBeliefIndex, fake: FakeConnection) -> None:
+    obs = observation(1, "city", "Paris")
+    answer(fake, (201, {"result": "created"}), CONFLICT)
+    index.add_observation(obs)
+    index.add_observation(obs)  # the redelivery's 409 is the no-op
+
+    first, again = fake.requests
+    assert (first.method, first.path, first.params) == (
+        "PUT",
+        f"/{OBSERVATIONS}/_doc/acme|priya|city||ev1",
+        {"op_type": "create"},
+    )
+    assert first.body["order"] == obs.order
+    assert first.body["observation"] == obs.model_dump(mode="json")
+    assert again == first
+
+
+def test_observations_refresh_then_read_in_log_order(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    stated = [observation(1, "city", "Paris"), observation(2, "city", "Berlin")]
+    hits = [{"_source": {"observation": o.model_dump(mode="json")}} for o in stated]
+    answer(fake, (200, {}), (200, {"hits": {"total": {"value": 2}, "hits": hits}}))
+
+    assert index.observations("priya", "city", "") == stated
+    refresh, search = fake.requests
+    assert (refresh.method, refresh.path) == ("POST", f"/{OBSERVATIONS}/_refresh")
+    assert search.path == f"/{OBSERVATIONS}/_search"
+    assert search.body["sort"] == [{"order": "asc"}, {"event_id": "asc"}]
+    assert search.body["size"] == 10_000
+    assert search.body["query"]["bool"]["filter"] == [
+        {"term": {"tenant_id": "acme"}},
+        {"term": {"subject_id": "priya"}},
+        {"term": {"key": "city"}},
+        {"term": {"member": ""}},
+    ]
+
+
+def test_more_observations_than_one_page_are_refused(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, (200, {}), (200, {"hits": {"total": {"value": 10_001}, "hits": []}}))
+    with pytest.raises(AgentMemError, match="partial fold"):
+        index.observations("priya", "city", "")
+
+
+# -- reads ------------------------------------------------------------------------------------
+
+
+def test_vector_search_filters_inside_the_knn_clause(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    pet = chain_of(observation(3, "pet", "cat"))[-1]
+    answer(fake, search_reply((0.9, pet), (0.9, MOVED[-1])))
+
+    hits = index.vector_search("priya", EAST, 3)
+
+    (search,) = fake.requests
+    assert search.path == f"/{BELIEFS}/_search"
+    assert search.body["query"] == {
+        "knn": {"vector": {"vector": EAST, "k": 3, "filter": {"bool": {"filter": SCOPE}}}}
+    }
+    assert search.body["size"] == 3
+    assert "post_filter" not in search.body
+    assert [h.belief.doc_id for h in hits] == ["city", "pet"]  # equal scores: by doc id
+    assert [h.source for h in hits] == ["vector", "vector"]
+    assert [h.score for h in hits] == pytest.approx([0.8, 0.8])  # cosine, from (1 + cos) / 2
+
+
+def test_keyword_search_is_bm25_under_the_same_filters(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    answer(fake, search_reply((2.5, MOVED[-1])))
+
+    (hit,) = index.keyword_search("priya", "berlin", 5)
+
+    query = fake.requests[0].body["query"]["bool"]
+    assert query["must"] == [{"match": {"text": {"query": "berlin"}}}]
+    assert query["filter"] == SCOPE
+    assert (hit.belief, hit.score, hit.source) == (MOVED[-1], 2.5, "keyword")
+
+
+def test_searches_that_cannot_match_send_nothing(index: OpenSearchBeliefIndex, fake: FakeConnection) -> None:
+    assert index.keyword_search("priya", "  ", 5) == []
+    assert index.keyword_search("priya", "berlin", 0) == []
+    assert index.vector_search("priya", EAST, 0) == []
+    assert fake.requests == []
+
+
+def test_current_and_history(index: OpenSearchBeliefIndex, fake: FakeConnection) -> None:
+    tea = chain_of(observation(4, "likes", "tea", member="tea"))
+    answer(fake, search_reply((0.0, tea[-1])))
+    assert index.current("priya", "likes") == tea
+    current = fake.requests[-1].body
+    assert current["query"]["bool"]["filter"] == [*SCOPE, {"term": {"key": "likes"}}]
+    assert current["sort"] == [{"key": "asc"}, {"member": "asc"}]
+
+    chains = [{"_source": {"chain": [b.model_dump(mode="json") for b in c]}} for c in (MOVED, PARIS)]
+    answer(fake, (200, {"hits": {"total": {"value": 2}, "hits": chains}}))
+    assert index.history("priya", "city") == [*MOVED, *PARIS]
+    history = fake.requests[-1].body
+    assert {"term": {"kind": "chain"}} in history["query"]["bool"]["filter"]
+    assert history["sort"] == [{"member": "asc"}]
+
+
+def test_subjects_page_through_a_composite_aggregation(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    def page(*subjects: str) -> tuple[int, Any]:
+        buckets = [{"key": {"subject": s}, "doc_count": 1} for s in subjects]
+        after = {"after_key": {"subject": subjects[-1]}} if subjects else {}
+        return 200, {"hits": {"hits": []}, "aggregations": {"subjects": {"buckets": buckets, **after}}}
+
+    answer(fake, page("amir", "priya"), page())
+    assert index.subjects() == ["amir", "priya"]
+    first, second = (r.body for r in fake.requests)
+    assert first["query"] == {"bool": {"filter": [{"term": {"tenant_id": "acme"}}]}}
+    assert "after" not in first["aggs"]["subjects"]["composite"]
+    assert second["aggs"]["subjects"]["composite"]["after"] == {"subject": "priya"}
+
+
+def test_vector_coverage_is_two_counts(index: OpenSearchBeliefIndex, fake: FakeConnection) -> None:
+    answer(fake, (200, {"count": 3}), (200, {"count": 2}))
+    assert index.vector_coverage("priya") == (3, 2)
+    every, with_vector = fake.requests
+    assert every.path == with_vector.path == f"/{BELIEFS}/_count"
+    assert every.body["query"]["bool"]["filter"] == SCOPE
+    assert with_vector.body["query"]["bool"]["filter"] == [*SCOPE, {"exists": {"field": "vector"}}]
+
+
+# -- faults -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        ((429, {"error": {"type": "too_many_requests"}}), BackendUnavailableError),
+        ((503, {"error": {"type": "unavailable"}}), BackendUnavailableError),
+        ((500, {"error": {"type": "internal"}}), BackendUnavailableError),
+        (ConnectionError("N/A", "refused", OSError("refused")), BackendUnavailableError),
+        (ConnectionTimeout("TIMEOUT", "timed out", TimeoutError()), BackendUnavailableError),
+        ((404, {"error": {"type": "index_not_found_exception"}}), NotFoundError),
+        ((400, {"error": {"type": "search_phase_execution_exception"}}), AgentMemError),
+        ((403, {"error": {"type": "security_exception"}}), AgentMemError),
+    ],
+    ids=["429", "503", "500", "connection", "timeout", "404", "400", "403"],
+)
+def test_faults_become_domain_errors(
+    index: OpenSearchBeliefIndex, fake: FakeConnection, reply: Reply, error: type[Exception]
+) -> None:
+    answer(fake, reply)
+    with pytest.raises(AgentMemError) as raised:
+        index.vector_coverage("priya")
+    assert type(raised.value) is error
+    assert raised.value.__cause__ is not None
