@@ -82,7 +82,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     log = services.event_log
     if not isinstance(log, SqliteEventLog):
         raise SystemExit("replay reads the local log; see the README for the AWS procedure")
-    result = replay(log, services.semantic, SqliteCheckpoints(log.database, services.settings.tenant_id))
+    store = services.semantic.store
+    copier = getattr(store, "copy_other_subjects", None)
+    checkpoints = SqliteCheckpoints(log.database, services.settings.tenant_id)
+    result = replay(log, services.semantic, checkpoints, subject_id=args.subject, copy_other_subjects=copier)
     print(
         f"replayed {result.events_read} events into generation {result.generation}"
         f" (was {result.previous_generation}); readers switched"
@@ -106,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     project.set_defaults(run=cmd_project)
 
     replay = verbs.add_parser("replay", help="rebuild the semantic tier from the log into a new generation")
+    replay.add_argument("--subject", default=None, help="rebuild only this subject; the rest is copied")
     replay.add_argument("--data-dir", type=Path, default=None)
     replay.set_defaults(run=cmd_replay)
     return parser

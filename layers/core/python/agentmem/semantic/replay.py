@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.ports import CheckpointStore, LogTail
 from agentmem.semantic.service import SemanticService
-from agentmem.semantic.worker import drain
+from agentmem.semantic.worker import checkpoint_name, drain
 
 logger = logging.getLogger(__name__)
 
@@ -19,10 +20,29 @@ class ReplayResult:
     events_read: int
 
 
-def replay(tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore) -> ReplayResult:
-    """Readers keep the old generation until the new one holds the whole log; `activate` is atomic."""
+def replay(
+    tail: LogTail,
+    semantic: SemanticService,
+    checkpoints: CheckpointStore,
+    *,
+    subject_id: str | None = None,
+    copy_other_subjects: Callable[[int, int, str], None] | None = None,
+) -> ReplayResult:
+    """Readers keep the old generation until the new one holds the whole log; `activate` is atomic.
+
+    With `subject_id`, only that subject is rebuilt from the log: the others are copied from the
+    active generation, and the new generation resumes from the old one's checkpoint, so events
+    the old one had not reached yet are projected after the switch (projection is idempotent)."""
     previous = semantic.store.active().generation
     fresh = semantic.store.new_generation()
+    if subject_id is not None:
+        if copy_other_subjects is None:
+            raise ValueError("a single-subject replay needs a way to copy the other subjects")
+        copy_other_subjects(previous, fresh.generation, subject_id)
+        read = drain(tail, semantic, checkpoints, fresh, only_subject=subject_id)
+        checkpoints.save(checkpoint_name(fresh.generation), checkpoints.load(checkpoint_name(previous)))
+        semantic.store.activate(fresh.generation)
+        return ReplayResult(generation=fresh.generation, previous_generation=previous, events_read=read)
     read = drain(tail, semantic, checkpoints, fresh)
     semantic.store.activate(fresh.generation)
     read += drain(tail, semantic, checkpoints, fresh)  # events appended while it was building

@@ -22,17 +22,27 @@ def checkpoint_name(generation: int) -> str:
     return f"projector-g{generation}"
 
 
-def drain(tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore, index: BeliefIndex) -> int:
-    """Project every event past `index`'s checkpoint into `index`; returns how many were read."""
+def drain(
+    tail: LogTail,
+    semantic: SemanticService,
+    checkpoints: CheckpointStore,
+    index: BeliefIndex,
+    *,
+    only_subject: str | None = None,
+) -> int:
+    """Project every event past `index`'s checkpoint into `index` (only `only_subject`'s when
+    given, and then without moving the checkpoint); returns how many were read."""
     name = checkpoint_name(index.generation)
-    position = checkpoints.load(name)
+    position = 0 if only_subject is not None else checkpoints.load(name)
     projector = semantic.projector(index)
     seen = 0
     while batch := tail.read_since(position, BATCH):
         for event_position, event in batch:
-            projector.project(event)
+            if only_subject is None or event.subject_id == only_subject:
+                projector.project(event)
             position = event_position
-        checkpoints.save(name, position)
+        if only_subject is None:
+            checkpoints.save(name, position)
         seen += len(batch)
     return seen
 

@@ -59,3 +59,15 @@ class SqliteBeliefStore:
             conn.execute(
                 "UPDATE belief_generations SET active=? WHERE tenant_id=?", (generation, self._tenant)
             )
+
+    def copy_other_subjects(self, source: int, target: int, subject_id: str) -> None:
+        """Copy every subject but `subject_id` from generation `source` into `target`, in one
+        transaction, so a single-subject replay rebuilds only that subject."""
+        tables = ("observations", "chains", "beliefs", "beliefs_fts", "subject_revisions")
+        with self._db.write() as conn:
+            for table in tables:
+                conn.execute(
+                    f"INSERT INTO {table}_g{int(target)} SELECT * FROM {table}_g{int(source)}"
+                    " WHERE tenant_id=? AND subject_id<>?",
+                    (self._tenant, subject_id),
+                )
