@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 TENANT_PATTERN = r"^[a-z0-9-]{1,32}$"
@@ -14,6 +15,9 @@ MODEL_ID_PATTERN = r"^[a-z0-9][a-z0-9.:-]{2,127}$"
 # The defaults of agentmem.adapters.aws (bedrock_embedder, bedrock_llm); a test pins that they agree.
 DEFAULT_EMBEDDING_MODEL = "amazon.titan-embed-text-v2:0"
 DEFAULT_LLM_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+
+# An OpenSearch Service instance type, e.g. `r7g.large.search`; OpenSearch Service checks that it exists.
+SEARCH_INSTANCE_PATTERN = r"^[a-z][a-z0-9]*\.[a-z0-9]+\.search$"
 
 APP_NAME = "agentmem"
 EXAMPLE = "cdk synth -c tenant=acme"
@@ -27,6 +31,26 @@ class ContextSource(Protocol):
 
 class TenantConfigError(ValueError):
     """The CDK context does not describe a deployable tenant; the message names the key and the rule."""
+
+
+@dataclass(frozen=True)
+class SearchCapacity:
+    """The OpenSearch Service domain's data nodes (infra/constructs/vectors.py)."""
+
+    instance_type: str
+    data_nodes: int
+    volume_gib: int
+
+    @property
+    def zone_aware(self) -> bool:
+        """More than one node: spread over two availability zones, so one zone can fail."""
+        return self.data_nodes > 1
+
+
+# Unset capacity keys follow removalPolicy: a retained stack holds a tenant's data in production and gets
+# two memory-optimized nodes in two zones; a throwaway dev stack gets the smallest single node.
+PRODUCTION_SEARCH = SearchCapacity(instance_type="r7g.large.search", data_nodes=2, volume_gib=20)
+DEV_SEARCH = SearchCapacity(instance_type="t3.small.search", data_nodes=1, volume_gib=10)
 
 
 class TenantConfig(BaseModel):
@@ -53,6 +77,18 @@ class TenantConfig(BaseModel):
         DEFAULT_EMBEDDING_MODEL
     )
     bedrock_llm_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] = DEFAULT_LLM_MODEL
+    # The belief index's OpenSearch Service data nodes; unset, see PRODUCTION_SEARCH and DEV_SEARCH.
+    search_instance_type: Annotated[str, StringConstraints(pattern=SEARCH_INSTANCE_PATTERN)] | None = None
+    search_data_nodes: int | None = Field(default=None, ge=1, le=80)
+    # gp3 EBS per data node; 10 GiB is OpenSearch Service's minimum, the maximum depends on the instance type.
+    search_volume_gib: int | None = Field(default=None, ge=10, le=24_576)
+
+    @field_validator("search_data_nodes")
+    @classmethod
+    def _one_or_even(cls, value: int | None) -> int | None:
+        if value is not None and value > 1 and value % 2:
+            raise ValueError("1, or an even number (the nodes are spread over two availability zones)")
+        return value
 
     @property
     def stack_name(self) -> str:
@@ -61,6 +97,15 @@ class TenantConfig(BaseModel):
     @property
     def retain(self) -> bool:
         return self.removal_policy == "retain"
+
+    @property
+    def search_capacity(self) -> SearchCapacity:
+        default = PRODUCTION_SEARCH if self.retain else DEV_SEARCH
+        return SearchCapacity(
+            instance_type=self.search_instance_type or default.instance_type,
+            data_nodes=self.search_data_nodes or default.data_nodes,
+            volume_gib=self.search_volume_gib or default.volume_gib,
+        )
 
     @classmethod
     def context_keys(cls) -> list[str]:

@@ -14,7 +14,7 @@ from infra.constructs.layers import Layers
 from infra.constructs.projector import Projector
 from infra.constructs.read import ReadFunction
 from infra.constructs.storage import Storage
-from infra.constructs.vectors import VectorCollection
+from infra.constructs.vectors import SearchDomain
 from infra.nag import add_checks
 
 
@@ -33,7 +33,7 @@ class TenantStack(cdk.Stack):
         self.storage = Storage(self, "Storage", config=config)
         self.layers = Layers(self, "Layers")
         self.api = Api(self, "Api", config=config, storage=self.storage, layers=self.layers)
-        self.vectors = VectorCollection(self, "Vectors", config=config)
+        self.vectors = SearchDomain(self, "Vectors", config=config)
         models = BedrockModels.from_config(config)
         self.projector = Projector(
             self,
@@ -62,7 +62,7 @@ class TenantStack(cdk.Stack):
         cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL; routes start with /v1")
         cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name)
         cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name)
-        cdk.CfnOutput(self, "CollectionEndpoint", value=self.vectors.endpoint)
+        cdk.CfnOutput(self, "SearchEndpoint", value=self.vectors.endpoint)
         cdk.CfnOutput(
             self,
             "ProjectorDeadLetterQueueUrl",

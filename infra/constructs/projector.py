@@ -21,7 +21,7 @@ from infra.constructs.bedrock import BedrockModels
 from infra.constructs.functions import AgentmemFunction
 from infra.constructs.layers import Layers
 from infra.constructs.storage import Storage
-from infra.constructs.vectors import VectorCollection
+from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge
 from infra.paths import FUNCTIONS_DIR
 
@@ -53,7 +53,7 @@ class Projector(Construct):
         config: TenantConfig,
         storage: Storage,
         layers: Layers,
-        vectors: VectorCollection,
+        vectors: SearchDomain,
         models: BedrockModels,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -80,7 +80,7 @@ class Projector(Construct):
         return queue
 
     def _build_function(
-        self, storage: Storage, layers: Layers, vectors: VectorCollection, models: BedrockModels
+        self, storage: Storage, layers: Layers, vectors: SearchDomain, models: BedrockModels
     ) -> AgentmemFunction:
         projector = AgentmemFunction(
             self,

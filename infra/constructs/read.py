@@ -11,7 +11,7 @@ from infra.constructs.bedrock import BedrockModels
 from infra.constructs.functions import AgentmemFunction
 from infra.constructs.layers import Layers
 from infra.constructs.storage import Storage
-from infra.constructs.vectors import VectorCollection
+from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, logical_ref
 from infra.paths import FUNCTIONS_DIR
 
@@ -39,7 +39,7 @@ class ReadFunction(Construct):
         storage: Storage,
         layers: Layers,
         api: Api,
-        vectors: VectorCollection,
+        vectors: SearchDomain,
         models: BedrockModels,
     ) -> None:
         super().__init__(scope, construct_id)

@@ -1,40 +1,52 @@
-"""The tenant's OpenSearch Serverless vector collection, which holds the belief indexes, and its policies.
+"""The tenant's OpenSearch Service domain, which holds the belief indexes, with its logs and access policy.
 
-A collection needs three policies besides IAM: encryption (AWS-owned key), network (here: public endpoint)
-and data access (which principals may do what to which index). A request must pass both the data access
-policy and IAM (`aoss:APIAccessAll` on the collection); this construct writes both from one grant call.
+A managed domain, not an OpenSearch Serverless collection: the belief adapter
+(agentmem.adapters.aws.opensearch_beliefs) writes with client-chosen document ids, `op_type=create`,
+`if_seq_no`/`if_primary_term` compare-and-set and `_refresh`, none of which a VECTORSEARCH collection
+supports. The adapter signs for service `es` because the endpoint is not an `.aoss.` host.
 
-Why a public endpoint: the functions run outside a VPC, and a VPC endpoint would mean a VPC, subnets and
-NAT (or more endpoints for DynamoDB, S3, Bedrock) per tenant. Every request is still SigV4-signed and must
-match the data access policy, which names only this stack's function roles, so the endpoint answers
-nobody else. Dashboards are left out of the network policy, so they are not reachable at all.
+Access is IAM only, through the domain access policy (a resource policy): it names this stack's projector
+role (read and write) and read role (read and search) and nobody else, so the roles need no identity
+statements of their own; within one account either kind of policy grants access. Fine-grained access
+control is left off: it would add a master user and role mappings made through the security plugin's
+REST API after each deploy, for two roles that IAM already tells apart.
+
+Why a public endpoint and no VPC: the functions run outside a VPC, and a VPC would mean subnets and NAT
+(or endpoints for DynamoDB, S3 and Bedrock) per tenant. Every request must still be SigV4-signed over
+HTTPS (TLS 1.2 or later) by a principal the access policy or an identity policy in this account allows.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from typing import Any
 
 import aws_cdk as cdk
-import jsii
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_opensearchserverless as aoss
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_opensearchservice as opensearch
 from constructs import Construct
 
 from infra.config import TenantConfig
+from infra.nag import acknowledge
 
-NAME_LIMIT = 32  # collections and their policies alike: 3-32 characters, [a-z][a-z0-9-]+
-READ_INDEX = ("aoss:DescribeIndex", "aoss:ReadDocument")
-WRITE_INDEX = (*READ_INDEX, "aoss:CreateIndex", "aoss:UpdateIndex", "aoss:WriteDocument")
-# Collection items are index templates and aliases; a replay moves the alias to a new generation.
-READ_COLLECTION = ("aoss:DescribeCollectionItems",)
-WRITE_COLLECTION = (*READ_COLLECTION, "aoss:CreateCollectionItems", "aoss:UpdateCollectionItems")
+NAME_LIMIT = 28  # domain names: 3-28 characters, [a-z][a-z0-9-]+
+ENGINE_VERSION = opensearch.EngineVersion.OPENSEARCH_2_19  # faiss with cosinesimil needs 2.19 or later
+LOG_RETENTION = logs.RetentionDays.ONE_MONTH
+
+READ_ACTIONS = ("es:ESHttpGet", "es:ESHttpHead")
+# opensearch-py sends searches and counts as POST with a body: the read role may POST to these and no more
+# (`<index>/_search`, `<index>/_count`; the adapter always names the index).
+SEARCH_ACTIONS = ("es:ESHttpPost",)
+SEARCH_PATHS = ("*/_search", "*/_count")
+# PUT creates indexes and puts documents (compare-and-set); POST is _bulk, _refresh, _aliases and search.
+# No DELETE: the adapter never deletes, a replay builds a new generation and moves the aliases to it.
+WRITE_ACTIONS = (*READ_ACTIONS, "es:ESHttpPost", "es:ESHttpPut")
 
 
-def collection_name(tenant: str) -> str:
+def domain_name(tenant: str) -> str:
     """`am-<tenant>`. A tenant id too long for the limit is cut and given a hash suffix, so two long tenant
-    ids that share a prefix still get different collections."""
+    ids that share a prefix still get different domains."""
     name = f"am-{tenant}"
     if len(name) <= NAME_LIMIT:
         return name
@@ -42,112 +54,143 @@ def collection_name(tenant: str) -> str:
     return f"am-{tenant[: NAME_LIMIT - len('am--') - len(digest)]}-{digest}"
 
 
-@jsii.implements(cdk.IStableStringProducer)
-class _DataAccessDocument:
-    """Rendered at synth, once every function has asked for its access."""
-
-    def __init__(self, scope: Construct, collection: str) -> None:
-        self._scope = scope
-        self._collection = collection
-        self.readers: list[str] = []
-        self.writers: list[str] = []
-
-    def produce(self) -> str | None:
-        rules = [
-            (self.writers, WRITE_INDEX, WRITE_COLLECTION, "read, write and create indexes"),
-            (self.readers, READ_INDEX, READ_COLLECTION, "read only"),
-        ]
-        index = f"index/{self._collection}/*"
-        collection = f"collection/{self._collection}"
-        document: list[dict[str, Any]] = [
-            {
-                "Description": description,
-                "Rules": [
-                    {"ResourceType": "index", "Resource": [index], "Permission": list(index_permissions)},
-                    {"ResourceType": "collection", "Resource": [collection], "Permission": list(permissions)},
-                ],
-                "Principal": principals,
-            }
-            for principals, index_permissions, permissions, description in rules
-            if principals
-        ]
-        return cdk.Stack.of(self._scope).to_json_string(document)
-
-
-class VectorCollection(Construct):
-    """The tenant's VECTORSEARCH collection; functions get access through `grant_read`/`grant_write`."""
+class SearchDomain(Construct):
+    """The tenant's OpenSearch 2.19 domain; functions get access through `grant_read`/`grant_write`."""
 
     def __init__(self, scope: Construct, construct_id: str, *, config: TenantConfig) -> None:
         super().__init__(scope, construct_id)
-        self.name = collection_name(config.tenant)
+        self.name = domain_name(config.tenant)
         self._config = config
-        encryption = self._build_encryption_policy()
-        network = self._build_network_policy()
-        self.collection = self._build_collection()
-        # The collection cannot be created before a policy covers its name.
-        self.collection.node.add_dependency(encryption, network)
-        self._access = _DataAccessDocument(self, self.name)
-        self.access_policy = aoss.CfnAccessPolicy(
-            self,
-            "DataAccessPolicy",
-            name=self.name,
-            type="data",
-            description=f"agentmem {config.tenant}: only this stack's function roles",
-            policy=cdk.Lazy.string(self._access),
-        )
+        self._removal_policy = cdk.RemovalPolicy.RETAIN if config.retain else cdk.RemovalPolicy.DESTROY
+        # Formatted from the name: `domain.domain_arn` is a GetAtt, which the domain's own access policy
+        # (and the log policy the domain waits for) cannot reference.
+        self.arn = cdk.Stack.of(self).format_arn(service="es", resource="domain", resource_name=self.name)
+        # Rendered at synth, once every function has asked for its access.
+        self.access_policy = iam.PolicyDocument()
+        self.log_groups = {
+            kind: logs.LogGroup(
+                self, f"{kind}Logs", retention=LOG_RETENTION, removal_policy=self._removal_policy
+            )
+            for kind in ("SlowSearch", "SlowIndex", "App")
+        }
+        log_delivery = self._build_log_delivery_policy()
+        self.domain = self._build_domain()
+        self.domain.node.add_dependency(log_delivery)  # OpenSearch Service checks it can write the groups
+        cfn_domain = self.domain.node.default_child
+        assert isinstance(cfn_domain, opensearch.CfnDomain)
+        cfn_domain.access_policies = self.access_policy
+        self._acknowledge_findings()
 
     @property
     def endpoint(self) -> str:
-        """https://<id>.<region>.aoss.amazonaws.com (what AGENTMEM_OPENSEARCH_URL takes)."""
-        return self.collection.attr_collection_endpoint
+        """https://search-<name>-<id>.<region>.es.amazonaws.com (what AGENTMEM_OPENSEARCH_URL takes)."""
+        return f"https://{self.domain.domain_endpoint}"
 
     @property
     def environment(self) -> dict[str, str]:
         return {"AGENTMEM_OPENSEARCH_URL": self.endpoint}
 
     def grant_read(self, role: iam.IRole) -> None:
-        """Search and read documents; create or change nothing."""
-        self._grant(role, self._access.readers)
+        """Get documents and aliases, search and count; create or change nothing."""
+        self._allow(role, READ_ACTIONS, "*")
+        self._allow(role, SEARCH_ACTIONS, *SEARCH_PATHS)
 
     def grant_write(self, role: iam.IRole) -> None:
-        """Everything `grant_read` allows, plus create indexes (and aliases) and write documents."""
-        self._grant(role, self._access.writers)
+        """Everything `grant_read` allows, plus create indexes, write documents, refresh and move aliases."""
+        self._allow(role, WRITE_ACTIONS, "*")
 
-    def _grant(self, role: iam.IRole, principals: list[str]) -> None:
-        principals.append(role.role_arn)
-        iam.Grant.add_to_principal(
-            grantee=role, actions=["aoss:APIAccessAll"], resource_arns=[self.collection.attr_arn]
+    def _allow(self, role: iam.IRole, actions: tuple[str, ...], *paths: str) -> None:
+        self.access_policy.add_statements(
+            iam.PolicyStatement(
+                principals=[iam.ArnPrincipal(role.role_arn)],
+                actions=list(actions),
+                resources=[f"{self.arn}/{path}" for path in paths],
+            )
         )
 
-    def _security_policy(self, construct_id: str, policy_type: str, document: Any) -> aoss.CfnSecurityPolicy:
-        return aoss.CfnSecurityPolicy(
+    def _build_log_delivery_policy(self) -> logs.ResourcePolicy:
+        # Written here rather than by the Domain construct, which would add a custom-resource Lambda for it.
+        # Each tenant stack takes one of the 10 CloudWatch Logs resource policies an account has per region.
+        return logs.ResourcePolicy(
             self,
-            construct_id,
-            name=self.name,
-            type=policy_type,
-            description=f"agentmem {self._config.tenant}",
-            policy=json.dumps(document),
+            "LogDeliveryPolicy",
+            resource_policy_name=f"{cdk.Stack.of(self).stack_name}-opensearch-logs",
+            policy_statements=[
+                iam.PolicyStatement(
+                    principals=[iam.ServicePrincipal("es.amazonaws.com")],
+                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                    resources=[group.log_group_arn for group in self.log_groups.values()],
+                    conditions={
+                        "StringEquals": {"aws:SourceAccount": cdk.Aws.ACCOUNT_ID},
+                        "ArnLike": {"aws:SourceArn": self.arn},
+                    },
+                )
+            ],
         )
 
-    def _build_encryption_policy(self) -> aoss.CfnSecurityPolicy:
-        rules = [{"ResourceType": "collection", "Resource": [f"collection/{self.name}"]}]
-        return self._security_policy("EncryptionPolicy", "encryption", {"Rules": rules, "AWSOwnedKey": True})
-
-    def _build_network_policy(self) -> aoss.CfnSecurityPolicy:
-        rules = [{"ResourceType": "collection", "Resource": [f"collection/{self.name}"]}]
-        return self._security_policy("NetworkPolicy", "network", [{"Rules": rules, "AllowFromPublic": True}])
-
-    def _build_collection(self) -> aoss.CfnCollection:
-        collection = aoss.CfnCollection(
+    def _build_domain(self) -> opensearch.Domain:
+        capacity = self._config.search_capacity
+        return opensearch.Domain(
             self,
-            "Collection",
-            name=self.name,
-            type="VECTORSEARCH",
-            description=f"agentmem {self._config.tenant}: belief indexes (a projection of the log)",
-            # Standby replicas double the minimum OCUs; a throwaway dev stack does without them.
-            standby_replicas="ENABLED" if self._config.retain else "DISABLED",
+            "Domain",
+            domain_name=self.name,
+            version=ENGINE_VERSION,
+            capacity=opensearch.CapacityConfig(
+                data_node_instance_type=capacity.instance_type,
+                data_nodes=capacity.data_nodes,
+                # Standby needs three zones and dedicated cluster manager nodes (and no t3): not at this size.
+                multi_az_with_standby_enabled=False,
+            ),
+            zone_awareness=(
+                opensearch.ZoneAwarenessConfig(enabled=True, availability_zone_count=2)
+                if capacity.zone_aware
+                else opensearch.ZoneAwarenessConfig(enabled=False)
+            ),
+            ebs=opensearch.EbsOptions(
+                enabled=True, volume_size=capacity.volume_gib, volume_type=ec2.EbsDeviceVolumeType.GP3
+            ),
+            encryption_at_rest=opensearch.EncryptionAtRestOptions(enabled=True),
+            node_to_node_encryption=True,
+            enforce_https=True,
+            tls_security_policy=opensearch.TLSSecurityPolicy.TLS_1_2_PFS,
+            logging=opensearch.LoggingOptions(
+                slow_search_log_enabled=True,
+                slow_search_log_group=self.log_groups["SlowSearch"],
+                slow_index_log_enabled=True,
+                slow_index_log_group=self.log_groups["SlowIndex"],
+                app_log_enabled=True,
+                app_log_group=self.log_groups["App"],
+            ),
+            suppress_logs_resource_policy=True,  # see _build_log_delivery_policy
+            # An engine version bump upgrades in place; without this CloudFormation would replace the domain.
+            enable_version_upgrade=True,
+            removal_policy=self._removal_policy,
         )
-        collection.apply_removal_policy(
-            cdk.RemovalPolicy.RETAIN if self._config.retain else cdk.RemovalPolicy.DESTROY
+
+    def _acknowledge_findings(self) -> None:
+        projection = "The index is a projection of the log table; `agentmem replay` rebuilds it."
+        acknowledge(
+            self.domain,
+            "AwsSolutions-OS1",
+            "No VPC: the functions run outside a VPC, and one would need subnets and NAT or endpoints per "
+            "tenant. Requests are SigV4-signed over HTTPS; the access policy names only this stack's roles.",
         )
-        return collection
+        acknowledge(
+            self.domain,
+            "AwsSolutions-OS3",
+            "Lambda functions have no fixed source IPs to allowlist. Access is by IAM principal instead: the "
+            "access policy allows only this stack's projector and read roles, and every request is signed.",
+        )
+        acknowledge(
+            self.domain,
+            "AwsSolutions-OS4",
+            "Three dedicated cluster manager nodes would cost more than the one or two data nodes of a "
+            f"tenant's belief index; the data nodes manage the cluster themselves. {projection}",
+        )
+        if not self._config.search_capacity.zone_aware:
+            acknowledge(
+                self.domain,
+                "AwsSolutions-OS7",
+                "A single-node domain (the dev default) cannot span zones; two or more data nodes (the "
+                f"default of a retained stack) enable zone awareness. {projection}",
+            )

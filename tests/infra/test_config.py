@@ -7,7 +7,7 @@ from typing import Any
 import aws_cdk as cdk
 import pytest
 
-from infra.config import TenantConfig, TenantConfigError
+from infra.config import SearchCapacity, TenantConfig, TenantConfigError
 from infra.stack import build_tenant_app
 
 
@@ -91,3 +91,44 @@ def test_model_ids_come_from_context() -> None:
 def test_model_id_that_could_widen_the_iam_grant_is_refused(model: str) -> None:
     with pytest.raises(TenantConfigError, match=r"-c bedrockLlmModel=.* must match"):
         TenantConfig.from_context(FakeContext(tenant="acme", bedrockLlmModel=model))
+
+
+def test_search_capacity_follows_the_removal_policy_by_default() -> None:
+    production = TenantConfig.from_context(FakeContext(tenant="acme")).search_capacity
+    assert production == SearchCapacity(instance_type="r7g.large.search", data_nodes=2, volume_gib=20)
+    assert production.zone_aware is True
+    dev = TenantConfig.from_context(FakeContext(tenant="acme", removalPolicy="destroy")).search_capacity
+    assert dev == SearchCapacity(instance_type="t3.small.search", data_nodes=1, volume_gib=10)
+    assert dev.zone_aware is False
+
+
+def test_search_capacity_comes_from_context() -> None:
+    config = TenantConfig.from_context(
+        FakeContext(
+            tenant="acme",
+            removalPolicy="destroy",
+            searchInstanceType="m7g.large.search",
+            searchDataNodes="4",
+            searchVolumeGib="50",
+        )
+    )
+    assert config.search_capacity == SearchCapacity("m7g.large.search", data_nodes=4, volume_gib=50)
+    assert config.search_capacity.zone_aware is True
+    # A key left out still follows the removal policy.
+    partial = TenantConfig.from_context(FakeContext(tenant="acme", searchDataNodes="1")).search_capacity
+    assert partial == SearchCapacity("r7g.large.search", data_nodes=1, volume_gib=20)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "rule"),
+    [
+        ("searchDataNodes", "3", "even number"),
+        ("searchDataNodes", "0", "greater than or equal to 1"),
+        ("searchVolumeGib", "5", "greater than or equal to 10"),
+        ("searchInstanceType", "r7g.large", "must match"),
+        ("searchInstanceType", "R7G.large.search", "must match"),
+    ],
+)
+def test_invalid_search_capacity_names_the_key(key: str, value: str, rule: str) -> None:
+    with pytest.raises(TenantConfigError, match=rf"-c {key}='{value}'.*{rule}"):
+        TenantConfig.from_context(FakeContext(tenant="acme", **{key: value}))

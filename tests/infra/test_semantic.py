@@ -1,5 +1,5 @@
-"""The semantic tier's resources: the stream projector, its dead-letter queue, the vector collection and
-its three policies, the read function, and what each function may do."""
+"""The semantic tier's resources: the stream projector, its dead-letter queue, the OpenSearch Service domain
+with its access policy and logs, the read function, and what each function may do."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from infra.constructs.bedrock import split_profile
-from infra.constructs.vectors import collection_name
+from infra.constructs.vectors import domain_name
 from tests.infra.conftest import Synth, only
 
 # Shares the session-scoped `acme` synth with test_stack.py (see the note there).
@@ -37,6 +37,11 @@ def _statements(synth: Synth, function_props: dict[str, Any]) -> list[dict[str, 
 
 def _actions(statements: list[dict[str, Any]]) -> set[str]:
     return {a for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+
+
+def _endpoint_url(synth: Synth) -> dict[str, Any]:
+    domain_id, _ = only(synth.resources("AWS::OpenSearchService::Domain"))
+    return {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [domain_id, "DomainEndpoint"]}]]}
 
 
 def _render(value: Any) -> str:
@@ -128,13 +133,12 @@ def test_projector_runtime_and_sizing(projector: dict[str, Any]) -> None:
 def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
     table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
     bucket_id, _ = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
-    collection_id, _ = only(acme.resources("AWS::OpenSearchServerless::Collection"))
     assert projector["Environment"]["Variables"] == {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": "acme",
         "AGENTMEM_TABLE_NAME": {"Ref": table_id},
         "AGENTMEM_BUCKET_NAME": {"Ref": bucket_id},
-        "AGENTMEM_OPENSEARCH_URL": {"Fn::GetAtt": [collection_id, "CollectionEndpoint"]},
+        "AGENTMEM_OPENSEARCH_URL": _endpoint_url(acme),
         "AGENTMEM_BEDROCK_EMBEDDING_MODEL": "amazon.titan-embed-text-v2:0",
         "AGENTMEM_BEDROCK_LLM_MODEL": LLM_PROFILE,
         "POWERTOOLS_SERVICE_NAME": "agentmem",
@@ -160,7 +164,6 @@ def test_projector_reads_the_stream_and_nothing_else_of_the_table(
         "sqs:SendMessage",
         "sqs:GetQueueAttributes",
         "sqs:GetQueueUrl",
-        "aoss:APIAccessAll",
         "bedrock:InvokeModel",
     }
     stream_reads = [s for s in statements if "dynamodb:GetRecords" in s["Action"]]
@@ -179,7 +182,6 @@ def test_read_function_reads_the_log_and_blobs_and_writes_nothing(
         "dynamodb:Query",
         "s3:GetObject",
         "s3:ListBucket",
-        "aoss:APIAccessAll",
         "bedrock:InvokeModel",
     }
 
@@ -191,9 +193,8 @@ def test_no_function_holds_a_service_wide_action(acme: Synth) -> None:
 
 
 def test_read_function_environment(acme: Synth, reader: dict[str, Any]) -> None:
-    collection_id, _ = only(acme.resources("AWS::OpenSearchServerless::Collection"))
     variables = reader["Environment"]["Variables"]
-    assert variables["AGENTMEM_OPENSEARCH_URL"] == {"Fn::GetAtt": [collection_id, "CollectionEndpoint"]}
+    assert variables["AGENTMEM_OPENSEARCH_URL"] == _endpoint_url(acme)
     assert variables["AGENTMEM_BEDROCK_LLM_MODEL"] == LLM_PROFILE
     assert reader["MemorySize"] == 1024
     assert reader["Timeout"] == 29
@@ -246,100 +247,150 @@ def test_inference_profiles_are_told_from_foundation_models(
     assert split_profile(model_id) == expected
 
 
-# --- vector collection ------------------------------------------------------------------------------------
+# --- OpenSearch Service domain ---------------------------------------------------------------------------
+
+DOMAIN_ARN = "arn:<AWS::Partition>:es:<AWS::Region>:<AWS::AccountId>:domain/am-acme"
 
 
-def test_collection_is_a_vector_search_collection_named_after_the_tenant(acme: Synth) -> None:
-    encryption_id, _ = only(
-        acme.resources("AWS::OpenSearchServerless::SecurityPolicy", {"Type": "encryption"})
-    )
-    network_id, _ = only(acme.resources("AWS::OpenSearchServerless::SecurityPolicy", {"Type": "network"}))
-    _, collection = only(acme.resources("AWS::OpenSearchServerless::Collection"))
-    assert collection["Properties"]["Type"] == "VECTORSEARCH"
-    assert collection["Properties"]["Name"] == "am-acme"
-    assert collection["Properties"]["StandbyReplicas"] == "ENABLED"
-    assert collection["DeletionPolicy"] == "Retain"
-    # A collection whose name no encryption policy covers fails to create.
-    assert set(collection["DependsOn"]) == {encryption_id, network_id}
+def _domain(synth: Synth) -> dict[str, Any]:
+    _, domain = only(synth.resources("AWS::OpenSearchService::Domain"))
+    return domain
 
 
-def test_collection_is_encrypted_with_an_aws_owned_key(acme: Synth) -> None:
-    _, policy = only(acme.resources("AWS::OpenSearchServerless::SecurityPolicy", {"Type": "encryption"}))
-    assert policy["Properties"]["Name"] == "am-acme"
-    assert json.loads(policy["Properties"]["Policy"]) == {
-        "Rules": [{"ResourceType": "collection", "Resource": ["collection/am-acme"]}],
-        "AWSOwnedKey": True,
+def test_domain_runs_opensearch_2_19_named_after_the_tenant(acme: Synth) -> None:
+    domain = _domain(acme)
+    # The adapter's faiss cosinesimil index needs 2.19; a Serverless collection could not take its writes.
+    assert domain["Properties"]["EngineVersion"] == "OpenSearch_2.19"
+    assert domain["Properties"]["DomainName"] == "am-acme"
+    assert domain["DeletionPolicy"] == domain["UpdateReplacePolicy"] == "Retain"
+    # A version bump upgrades in place instead of replacing the domain (and its data).
+    assert domain["UpdatePolicy"] == {"EnableVersionUpgrade": True}
+    assert acme.resources("AWS::OpenSearchServerless::Collection") == {}
+
+
+def test_domain_encrypts_at_rest_and_in_transit_and_takes_only_https(acme: Synth) -> None:
+    props = _domain(acme)["Properties"]
+    assert props["EncryptionAtRestOptions"] == {"Enabled": True}
+    assert props["NodeToNodeEncryptionOptions"] == {"Enabled": True}
+    assert props["DomainEndpointOptions"] == {
+        "EnforceHTTPS": True,
+        "TLSSecurityPolicy": "Policy-Min-TLS-1-2-PFS-2023-10",
     }
 
 
-def test_network_policy_opens_the_collection_endpoint_but_not_dashboards(acme: Synth) -> None:
-    _, policy = only(acme.resources("AWS::OpenSearchServerless::SecurityPolicy", {"Type": "network"}))
-    assert json.loads(policy["Properties"]["Policy"]) == [
-        {
-            "Rules": [{"ResourceType": "collection", "Resource": ["collection/am-acme"]}],
-            "AllowFromPublic": True,
-        }
-    ]
+def test_domain_is_iam_only_outside_a_vpc(acme: Synth) -> None:
+    props = _domain(acme)["Properties"]
+    # No VPC (the functions run outside one), no fine-grained access control: the access policy decides.
+    assert "VPCOptions" not in props
+    assert "AdvancedSecurityOptions" not in props
+    assert "CognitoOptions" not in props
 
 
-def test_data_access_policy_names_only_the_projector_and_the_read_function(
+def test_retained_stack_gets_two_zone_aware_production_nodes(acme: Synth) -> None:
+    props = _domain(acme)["Properties"]
+    assert props["ClusterConfig"] == {
+        "InstanceType": "r7g.large.search",
+        "InstanceCount": 2,
+        "DedicatedMasterEnabled": False,
+        "MultiAZWithStandbyEnabled": False,
+        "ZoneAwarenessEnabled": True,
+        "ZoneAwarenessConfig": {"AvailabilityZoneCount": 2},
+    }
+    assert props["EBSOptions"] == {"EBSEnabled": True, "VolumeType": "gp3", "VolumeSize": 20}
+
+
+def _access_grants(synth: Synth) -> set[tuple[str, str, str]]:
+    """(principal, action, resource) for every Allow in the domain access policy."""
+    document = _domain(synth)["Properties"]["AccessPolicies"]
+    grants = set()
+    for statement in document["Statement"]:
+        assert statement["Effect"] == "Allow"
+        assert set(statement) == {"Effect", "Principal", "Action", "Resource"}  # no conditions to widen
+        for principal in _as_list(statement["Principal"]["AWS"]):
+            for action in _as_list(statement["Action"]):
+                for resource in _as_list(statement["Resource"]):
+                    grants.add((_render(principal), action, _render(resource)))
+    return grants
+
+
+def test_access_policy_names_only_the_projector_and_the_read_function(
     acme: Synth, projector: dict[str, Any], reader: dict[str, Any]
 ) -> None:
-    _, policy = only(acme.resources("AWS::OpenSearchServerless::AccessPolicy"))
-    assert (policy["Properties"]["Type"], policy["Properties"]["Name"]) == ("data", "am-acme")
-    rules = json.loads(_render(policy["Properties"]["Policy"]))
-    by_principal = {
-        principal: {
-            rule["ResourceType"]: (rule["Resource"], set(rule["Permission"])) for rule in entry["Rules"]
-        }
-        for entry in rules
-        for principal in entry["Principal"]
-    }
     writer = "<{}.Arn>".format(projector["Role"]["Fn::GetAtt"][0])
     read_only = "<{}.Arn>".format(reader["Role"]["Fn::GetAtt"][0])
-    assert by_principal == {
-        writer: {
-            "index": (
-                ["index/am-acme/*"],
-                {
-                    "aoss:DescribeIndex",
-                    "aoss:ReadDocument",
-                    "aoss:CreateIndex",
-                    "aoss:UpdateIndex",
-                    "aoss:WriteDocument",
-                },
-            ),
-            "collection": (
-                ["collection/am-acme"],
-                {"aoss:DescribeCollectionItems", "aoss:CreateCollectionItems", "aoss:UpdateCollectionItems"},
-            ),
-        },
-        read_only: {
-            "index": (["index/am-acme/*"], {"aoss:DescribeIndex", "aoss:ReadDocument"}),
-            "collection": (["collection/am-acme"], {"aoss:DescribeCollectionItems"}),
-        },
+    everything = f"{DOMAIN_ARN}/*"
+    assert _access_grants(acme) == {
+        # Read and write: create indexes, put documents (compare-and-set), _bulk, _refresh, _aliases.
+        *((writer, action, everything) for action in ("es:ESHttpGet", "es:ESHttpHead")),
+        *((writer, action, everything) for action in ("es:ESHttpPost", "es:ESHttpPut")),
+        # Read: get anything, and POST only to search and count.
+        (read_only, "es:ESHttpGet", everything),
+        (read_only, "es:ESHttpHead", everything),
+        (read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_search"),
+        (read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_count"),
     }
 
 
-def test_both_functions_pass_iam_for_this_collection_only(
-    acme: Synth, projector: dict[str, Any], reader: dict[str, Any]
-) -> None:
-    collection_id, _ = only(acme.resources("AWS::OpenSearchServerless::Collection"))
-    for function in (projector, reader):
-        (statement,) = [s for s in _statements(acme, function) if s["Action"] == "aoss:APIAccessAll"]
-        assert statement["Resource"] == {"Fn::GetAtt": [collection_id, "Arn"]}
+def test_no_principal_may_delete_or_patch_in_the_domain(acme: Synth) -> None:
+    actions = {action for _, action, _ in _access_grants(acme)}
+    assert actions <= {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut"}
+
+
+def test_function_roles_need_no_identity_statement_for_the_domain(acme: Synth) -> None:
+    # The access policy grants the roles directly (same account); an identity grant could only widen it.
+    for policy in acme.resources("AWS::IAM::Policy").values():
+        for action in _actions(policy["Properties"]["PolicyDocument"]["Statement"]):
+            assert not action.startswith(("es:", "aoss:")), action
+
+
+def test_slow_and_error_logs_go_to_cloudwatch_kept_one_month(acme: Synth) -> None:
+    options = _domain(acme)["Properties"]["LogPublishingOptions"]
+    assert set(options) == {"SEARCH_SLOW_LOGS", "INDEX_SLOW_LOGS", "ES_APPLICATION_LOGS"}
+    groups = acme.template.to_json()["Resources"]
+    for option in options.values():
+        assert option["Enabled"] is True
+        group = groups[option["CloudWatchLogsLogGroupArn"]["Fn::GetAtt"][0]]
+        assert group["Type"] == "AWS::Logs::LogGroup"
+        assert group["Properties"]["RetentionInDays"] == 30
+        assert group["DeletionPolicy"] == "Retain"
+
+
+def test_only_this_domain_may_write_its_log_groups(acme: Synth) -> None:
+    policy_id, policy = only(acme.resources("AWS::Logs::ResourcePolicy"))
+    assert policy["Properties"]["PolicyName"] == "agentmem-acme-opensearch-logs"
+    (statement,) = json.loads(_render(policy["Properties"]["PolicyDocument"]))["Statement"]
+    options = _domain(acme)["Properties"]["LogPublishingOptions"].values()
+    assert statement["Principal"] == {"Service": "es.amazonaws.com"}
+    assert sorted(statement["Action"]) == ["logs:CreateLogStream", "logs:PutLogEvents"]
+    assert sorted(statement["Resource"]) == sorted(
+        _render(option["CloudWatchLogsLogGroupArn"]) for option in options
+    )
+    assert statement["Condition"] == {
+        "StringEquals": {"aws:SourceAccount": "<AWS::AccountId>"},
+        "ArnLike": {"aws:SourceArn": DOMAIN_ARN},
+    }
+    # OpenSearch Service checks it may write the groups when the domain is created or updated.
+    assert policy_id in _domain(acme)["DependsOn"]
+    # Written as plain resources: the Domain construct's own log and access policies are custom-resource
+    # Lambdas (and the retained stack has no custom resource at all).
+    types = {resource["Type"] for resource in acme.template.to_json()["Resources"].values()}
+    assert not [t for t in types if t.startswith("Custom::")]
 
 
 @pytest.mark.parametrize(
     "tenant",
-    ["acme", "a", "x" * 29, "x" * 30, "a" * 32, "-leading-hyphen", "0-digit-first-and-long-tenant-id"],
+    ["acme", "a", "x" * 25, "x" * 26, "a" * 32, "-leading-hyphen", "0-digit-first-and-long-tenant-id"],
 )
-def test_collection_names_fit_opensearch_serverless_rules(tenant: str) -> None:
-    assert re.fullmatch(r"[a-z][a-z0-9-]{2,31}", collection_name(tenant))
+def test_domain_names_fit_opensearch_service_rules(tenant: str) -> None:
+    assert re.fullmatch(r"[a-z][a-z0-9-]{2,27}", domain_name(tenant))
 
 
-def test_long_tenant_ids_sharing_a_prefix_get_distinct_collections() -> None:
-    first, second = collection_name("a" * 31 + "b"), collection_name("a" * 31 + "c")
+def test_long_tenant_ids_sharing_a_prefix_get_distinct_domains() -> None:
+    first, second = domain_name("a" * 31 + "b"), domain_name("a" * 31 + "c")
     assert first != second
-    assert len(first) == len(second) == 32
-    assert collection_name("x" * 29) == "am-" + "x" * 29  # fits: kept as is
+    assert len(first) == len(second) == 28
+    assert domain_name("x" * 25) == "am-" + "x" * 25  # fits: kept as is
+
+
+def test_search_endpoint_output_is_the_url_the_functions_get(acme: Synth) -> None:
+    assert acme.template.to_json()["Outputs"]["SearchEndpoint"]["Value"] == _endpoint_url(acme)

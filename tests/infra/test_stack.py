@@ -23,6 +23,10 @@ EXPECTED_ACKNOWLEDGED = {
     "AwsSolutions-APIG3",
     "AwsSolutions-COG4",
     "AwsSolutions-SQS3",
+    # The OpenSearch Service domain: no VPC, no IP allowlist (IAM principals instead), no dedicated masters.
+    "AwsSolutions-OS1",
+    "AwsSolutions-OS3",
+    "AwsSolutions-OS4",
     "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0]",
 }
 

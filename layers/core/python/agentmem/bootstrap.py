@@ -11,6 +11,7 @@ from agentmem.ports import BlobStore, EventLog
 from agentmem.settings import Settings
 
 if TYPE_CHECKING:
+    from agentmem.context.service import ContextService
     from agentmem.semantic.service import SemanticService
 
 
@@ -33,6 +34,13 @@ class Services:
         from agentmem.semantic_wiring import build_semantic
 
         return build_semantic(self.settings, self.event_log)
+
+    @cached_property
+    def context(self) -> ContextService:
+        from agentmem.context.service import ContextService
+        from agentmem.tokens import count_tokens
+
+        return ContextService(self.event_log, self.episodic, lambda: self.semantic, count_tokens)
 
 
 def _local_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:

@@ -84,9 +84,11 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
     app.include_router(episodic_router(services))
     if semantic:
         from agentmem.api.routes.beliefs import beliefs_router
+        from agentmem.api.routes.context import context_router
         from agentmem.api.routes.health import health_router
 
         app.include_router(beliefs_router(services))
+        app.include_router(context_router(services))
         app.include_router(health_router(services))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])

@@ -1,0 +1,104 @@
+"""This session's events as packing candidates, ranked by relevance to the query and recency."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from agentmem.context.text import event_text, leading_sentences, near_duplicate, words
+from agentmem.model.beliefs import Belief
+from agentmem.model.events import Event
+from agentmem.packing.model import Candidate, Dropped
+
+RRF_K = 60
+SHORT_CHARS = 240
+WEIGHTS = {"relevance": 1.0, "recency": 0.6}
+
+BlobReader = Callable[[Event], str]
+
+
+def relevance_ranks(events: Sequence[Event], query: str) -> dict[str, int] | None:
+    """BM25 rank of each event that shares a word with the query; None when none does, so the
+    caller falls back to recency alone instead of fusing a ranker that knows nothing."""
+    from rank_bm25 import BM25Plus
+
+    terms = words(query)
+    corpus = [words(event_text(e)) or ["_"] for e in events]
+    matching = [i for i, doc in enumerate(corpus) if not set(terms).isdisjoint(doc)]
+    if not matching:
+        return None
+    # BM25Plus keeps every IDF positive: in a session of a few events, BM25Okapi scores a word
+    # that half the events share as exactly zero.
+    scores = BM25Plus(corpus).get_scores(terms)
+    scored = sorted((-float(scores[i]), events[i].seq, events[i].event_id) for i in matching)
+    return {event_id: rank for rank, (_, _, event_id) in enumerate(scored, start=1)}
+
+
+def standing_beliefs(event: Event, beliefs: Sequence[Belief]) -> list[Belief]:
+    """The current beliefs that say everything `event` says, or [] when it says more (or said a
+    value that has since changed): only then is the event redundant next to them."""
+    covering = [b for b in beliefs if b.current and any(p.event_id == event.event_id for p in b.provenance)]
+    if not covering or any(
+        next(p for p in b.provenance if p.event_id == event.event_id).value != b.value for b in covering
+    ):
+        return []
+    if isinstance(event.content, dict):
+        return covering if set(event.content) <= {b.key for b in covering} else []
+    stated_words = sum(len(words(b.text)) for b in covering)
+    return covering if len(words(event_text(event))) <= 2 * stated_words else []
+
+
+def event_candidate(event: Event, score: float, *, inline: str | None) -> Candidate:
+    head = f"[{event.session_id} #{event.seq} r{event.round} {event.agent}/{event.kind}]"
+    text = event_text(event)
+    if event.blob is not None:
+        ref = event.blob
+        pointer = f"{head} stored by reference: {ref.uri} ({ref.bytes:,} bytes, {ref.media_type})"
+        first_line = ref.preview.splitlines()[0] if ref.preview else ""
+        short = f"{pointer}; begins: {first_line}" if first_line else pointer
+        renders = ((f"{head} {inline}",) if inline else ()) + (short, head)
+    else:
+        lead = leading_sentences(text, SHORT_CHARS)
+        renders = (f"{head} {text}",) + ((f"{head} {lead}",) if lead and lead != text else ()) + (head,)
+    return Candidate(
+        item_id=f"event:{event.session_id}:{event.seq}",
+        source="episodic",
+        score=score,
+        renders=renders,
+        meta={"event_id": event.event_id, "seq": event.seq, "agent": event.agent, "stored": event.stored},
+    )
+
+
+def episodic_candidates(
+    events: Sequence[Event], query: str, beliefs: Sequence[Belief], *, read_blob: BlobReader, budget: int
+) -> tuple[list[Candidate], list[Dropped]]:
+    """Rank, drop what already stands as a belief, collapse near-duplicates, build renderings."""
+    dropped: list[Dropped] = []
+    kept: list[Event] = []
+    for event in sorted(events, key=lambda e: -e.seq):  # newest first: a duplicate keeps the newest
+        covering = standing_beliefs(event, beliefs)
+        if covering:
+            ids = ", ".join(b.doc_id for b in covering)
+            dropped.append(
+                Dropped(f"event:{event.session_id}:{event.seq}", "episodic", f"stands as belief {ids}")
+            )
+            continue
+        twin = next((k for k in kept if near_duplicate(event_text(k), event_text(event))), None)
+        if twin is not None:
+            dropped.append(
+                Dropped(f"event:{event.session_id}:{event.seq}", "episodic", f"near-duplicate of #{twin.seq}")
+            )
+            continue
+        kept.append(event)
+    relevance = relevance_ranks(kept, query)
+    candidates = []
+    for recency, event in enumerate(kept, start=1):
+        score = WEIGHTS["recency"] / (RRF_K + recency)
+        rel = relevance.get(event.event_id) if relevance else None
+        if rel is not None:
+            score += WEIGHTS["relevance"] / (RRF_K + rel)
+        # A blob is inlined only when the query is about it and it could possibly fit.
+        inline = (
+            read_blob(event) if event.blob and rel is not None and event.blob.bytes // 4 <= budget else None
+        )
+        candidates.append(event_candidate(event, score, inline=inline))
+    return candidates, dropped

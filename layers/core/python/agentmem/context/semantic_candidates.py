@@ -1,0 +1,61 @@
+"""Beliefs as packing candidates: found by meaning and by keyword, fused with weighted RRF."""
+
+from __future__ import annotations
+
+from agentmem.model.beliefs import Belief, BeliefHit
+from agentmem.packing.model import Candidate
+from agentmem.ports import Embedder
+from agentmem.semantic.ports import BeliefIndex
+
+RRF_K = 60
+SEARCH_K = 30
+# The vector ranker understands paraphrase; BM25 only rewards shared words, so it counts less.
+WEIGHTS = {"vector": 1.0, "keyword": 0.5}
+
+
+def fuse(result_lists: dict[str, list[BeliefHit]]) -> list[tuple[float, Belief]]:
+    """Weighted reciprocal rank fusion; a belief found by both rankers sums both terms."""
+    scores: dict[str, float] = {}
+    beliefs: dict[str, Belief] = {}
+    for ranker, hits in result_lists.items():
+        for rank, hit in enumerate(hits, start=1):
+            doc = hit.belief.doc_id
+            scores[doc] = scores.get(doc, 0.0) + WEIGHTS[ranker] / (RRF_K + rank)
+            beliefs[doc] = hit.belief
+    return sorted(((s, beliefs[d]) for d, s in scores.items()), key=lambda p: (-p[0], p[1].doc_id))
+
+
+def change_note(belief: Belief) -> str:
+    """ "changed from cautious (S1) to aggressive (S2)" for a flagged belief, else ""."""
+    if not belief.flag or belief.previous is None:
+        return ""
+    before = ", ".join(belief.previous.session_ids)
+    now = sorted({p.session_id for p in belief.provenance if p.value == belief.value}) or ["?"]
+    return f"changed from {belief.previous.value} ({before}) to {belief.value} ({', '.join(now)})"
+
+
+def belief_candidate(belief: Belief, score: float) -> Candidate:
+    note = change_note(belief)
+    sessions = sorted({p.session_id for p in belief.provenance})
+    flagged = f" ⚠ {note}." if note else ""
+    full = f"**{belief.key}**: {belief.text} (v{belief.version}; stated in {', '.join(sessions)}){flagged}"
+    short = f"**{belief.key}**: {belief.value}{flagged}"
+    identity = f"**{belief.key}**" + (" ⚠ contradicted" if belief.flag else "")
+    return Candidate(
+        item_id=f"belief:{belief.doc_id}",
+        source="semantic",
+        score=score,
+        renders=(full, short, identity),
+        meta={"doc_id": belief.doc_id, "key": belief.key, "version": belief.version, "flag": belief.flag},
+    )
+
+
+def semantic_candidates(
+    index: BeliefIndex, embedder: Embedder, subject_id: str, query: str
+) -> tuple[list[Candidate], list[Belief]]:
+    hits = {
+        "vector": index.vector_search(subject_id, embedder.embed([query])[0], SEARCH_K),
+        "keyword": index.keyword_search(subject_id, query, SEARCH_K),
+    }
+    fused = fuse(hits)
+    return [belief_candidate(b, s) for s, b in fused], [b for _, b in fused]

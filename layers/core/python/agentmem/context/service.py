@@ -1,0 +1,129 @@
+"""Build one agent's context: query both tiers, merge, pack into the budget, report what happened."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from agentmem.context.episodic_candidates import episodic_candidates
+from agentmem.context.semantic_candidates import semantic_candidates
+from agentmem.episodic.service import EpisodicService
+from agentmem.errors import NotFoundError
+from agentmem.model.beliefs import Belief
+from agentmem.model.context import ContextItem, ContextRequest, ContextResponse, ContextTrace, DroppedItem
+from agentmem.model.events import Event
+from agentmem.packing.engine import pack
+from agentmem.packing.model import Candidate, Dropped, Section
+from agentmem.ports import EventLog
+from agentmem.semantic.service import SemanticService
+from agentmem.tokens import EncodingName
+
+MAX_SESSION_EVENTS = 5000
+PAGE = 1000
+TokenCounter = Callable[[str, EncodingName], int]
+
+
+class ContextService:
+    def __init__(
+        self,
+        log: EventLog,
+        episodic: EpisodicService,
+        semantic: Callable[[], SemanticService],
+        count_tokens: TokenCounter,
+    ) -> None:
+        self._log = log
+        self._episodic = episodic
+        self._semantic = semantic  # built on first use: a read that skips beliefs never loads them
+        self._count = count_tokens
+
+    def _session_events(self, session_id: str) -> list[Event]:
+        events: list[Event] = []
+        while len(events) < MAX_SESSION_EVENTS:
+            page = self._log.list_events(session_id, after=events[-1].seq if events else 0, limit=PAGE)
+            events.extend(page)
+            if len(page) < PAGE:
+                break
+        return events
+
+    def _read_blob(self, event: Event) -> str:
+        resolved = self._episodic.resolve_blob(event).content
+        if isinstance(resolved, str):
+            return " ".join(resolved.split())
+        return json.dumps(resolved, ensure_ascii=False, separators=(", ", ": "))
+
+    def build(self, request: ContextRequest) -> ContextResponse:
+        notes: list[str] = []
+        candidates: list[Candidate] = []
+        dropped: list[Dropped] = []
+        beliefs: list[Belief] = []
+        generation: int | None = None
+        events = self._session_events(request.session_id) if "episodic" in request.include else []
+        if events and events[0].subject_id != request.subject_id:
+            raise NotFoundError(
+                f"session {request.session_id} belongs to another subject", field="session_id"
+            )
+        if "semantic" in request.include:
+            semantic = self._semantic()
+            index = semantic.store.active()
+            generation = index.generation
+            found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
+            candidates += found
+            if not found and not events and not index.current(request.subject_id):
+                raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
+        if "episodic" in request.include:
+            found, gone = episodic_candidates(
+                events, request.query, beliefs, read_blob=self._read_blob, budget=request.budget_tokens
+            )
+            candidates += found
+            dropped += gone
+            if not events:
+                notes.append(f"session {request.session_id} has no events yet")
+        if "skills" in request.include:
+            notes.append("skills: the procedural tier is not available in this deployment yet")
+        shares = {"episodic": request.split, "semantic": 1.0 - request.split}
+        shares = {k: v for k, v in shares.items() if k in request.include}
+        if all(v == 0 for v in shares.values()):
+            shares = dict.fromkeys(shares, 1.0)
+        packed = pack(
+            candidates,
+            budget=request.budget_tokens,
+            shares=shares,
+            sections=[
+                Section("semantic", f"What is known about {request.subject_id}"),
+                Section("episodic", f"This session ({request.session_id})"),
+            ],
+            title=f"Context for {request.agent}: {request.query.strip()[:120]}",
+            count=lambda text: self._count(text, request.encoding),
+            encoding=request.encoding,
+        )
+        items = [
+            ContextItem(
+                item_id=p.candidate.item_id,
+                source=p.candidate.source,
+                level=p.level_name,
+                tokens=p.tokens,
+                score=round(p.candidate.score, 6),
+                ref=dict(p.candidate.meta),
+            )
+            for p in packed.placed
+        ]
+        trace = ContextTrace(
+            budget_tokens=request.budget_tokens,
+            used_tokens=packed.tokens,
+            encoding=request.encoding,
+            log_watermark_seq=events[-1].seq if events else 0,
+            belief_generation=generation,
+            belief_versions={
+                str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
+                for p in packed.placed
+                if p.candidate.source == "semantic"
+            },
+            tokens_by_source=packed.tokens_by_source,
+            candidates_by_source={s: sum(c.source == s for c in candidates) for s in request.include},
+            dropped=[
+                DroppedItem(item_id=d.item_id, source=d.source, reason=d.reason)
+                for d in dropped + packed.dropped
+            ],
+            notes=notes,
+        )
+        return ContextResponse(markdown=packed.markdown, items=items, trace=trace)

@@ -1,0 +1,59 @@
+"""`POST /v1/context`: a budgeted slice of shared memory for one agent's next prompt."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentmem.model.common import Identifier
+
+MAX_BUDGET = 50_000
+Source = Literal["episodic", "semantic", "skills"]
+
+
+class ContextRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    subject_id: Identifier
+    session_id: Identifier
+    agent: Identifier
+    query: str = Field(min_length=1, max_length=8000, pattern=r"\S")
+    budget_tokens: int = Field(default=3000, ge=1, le=MAX_BUDGET)
+    split: float = Field(default=0.5, ge=0.0, le=1.0, description="The episodic share of the budget.")
+    encoding: Literal["o200k_base", "cl100k_base"] = "o200k_base"
+    include: list[Source] = Field(default=["episodic", "semantic"], min_length=1)
+
+
+class ContextItem(BaseModel):
+    item_id: str
+    source: str
+    level: str = Field(description="full, short or identity: how much detail survived the budget.")
+    tokens: int
+    score: float
+    ref: dict[str, Any]
+
+
+class DroppedItem(BaseModel):
+    item_id: str
+    source: str
+    reason: str
+
+
+class ContextTrace(BaseModel):
+    budget_tokens: int
+    used_tokens: int
+    encoding: str
+    log_watermark_seq: int = Field(description="The last seq of this session that the read saw.")
+    belief_generation: int | None
+    belief_versions: dict[str, int] = Field(description="doc_id -> version of every belief used.")
+    tokens_by_source: dict[str, int]
+    candidates_by_source: dict[str, int]
+    dropped: list[DroppedItem]
+    notes: list[str]
+
+
+class ContextResponse(BaseModel):
+    markdown: str
+    items: list[ContextItem]
+    trace: ContextTrace

@@ -1,0 +1,188 @@
+"""Pack ranked candidates into a token budget.
+
+Breadth first, then depth: every candidate is first admitted at its cheapest rendering in rank
+order, then the best-ranked ones are upgraded to fuller renderings while the budget lasts. So an
+item loses detail before any item is dropped, and a compact rendering buys recall. Each source
+gets a share of the budget; what a source leaves unused spills to the others.
+
+Costs are exact token counts of each rendered line, used as estimates; the document is then
+counted whole, near misses are retried against the exact count, and if the joins cost more than
+the parts the lowest-ranked detail (then item) goes until it fits. The same candidates always
+give the same bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from agentmem.packing.model import Candidate, Dropped, Packed, Placed, Section
+
+Counter = Callable[[str], int]
+JOIN_MARGIN = 4  # piecewise costs overcount the joins by at most a few tokens
+
+
+def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Best first; ties break on the item id, so equal state always packs the same way."""
+    return sorted(candidates, key=lambda c: (-c.score, c.item_id))
+
+
+def render(title: str, sections: Sequence[Section], placed: Sequence[Placed]) -> str:
+    """The document: a title, then each section that has items, items in rank order."""
+    parts = [f"# {title}"]
+    for section in sections:
+        lines = [p.candidate.renders[p.level] for p in placed if p.candidate.source == section.source]
+        if lines:
+            parts.append(f"## {section.heading}\n" + "\n".join(f"- {line}" for line in lines))
+    return "\n\n".join(parts) + "\n"
+
+
+class _Ledger:
+    """Token shares per source; a pooled spend may draw on what any source has left."""
+
+    def __init__(self, shares: dict[str, int]) -> None:
+        self.left = dict(shares)
+
+    def take(self, source: str, cost: int, *, pooled: bool) -> bool:
+        available = sum(self.left.values()) if pooled else self.left.get(source, 0)
+        if cost > available:
+            return False
+        for name in sorted(self.left, key=lambda s: (s != source, s)):  # own share first
+            if not pooled and name != source:
+                break
+            spend = min(self.left[name], cost)
+            self.left[name] -= spend
+            cost -= spend
+        return True
+
+
+class _Packer:
+    def __init__(
+        self, ranked: list[Candidate], budget: int, sections: Sequence[Section], title: str, count: Counter
+    ) -> None:
+        self.ranked = ranked
+        self.budget = budget
+        self.sections = sections
+        self.title = title
+        self.count = count
+        self.headings = {s.source: count(f"\n\n## {s.heading}\n") for s in sections}
+        self._costs: dict[tuple[str, int], int] = {}
+
+    def line_cost(self, c: Candidate, level: int) -> int:
+        key = (c.item_id, level)
+        if key not in self._costs:
+            self._costs[key] = self.count(f"- {c.renders[level]}\n")
+        return self._costs[key]
+
+    def exact(self, levels: dict[str, int]) -> tuple[list[Placed], str, int]:
+        placed = [
+            Placed(c, levels[c.item_id], self.line_cost(c, levels[c.item_id]))
+            for c in self.ranked
+            if c.item_id in levels
+        ]
+        text = render(self.title, self.sections, placed)
+        return placed, text, self.count(text)
+
+    def admit(self, ledger: _Ledger, shares: dict[str, float]) -> dict[str, int]:
+        chosen: dict[str, int] = {}
+        opened: set[str] = set()
+        for pooled in (False, True):  # own share first, then what every source left unused
+            for c in self.ranked:
+                if c.item_id in chosen or c.source not in shares:
+                    continue
+                cheapest = len(c.renders) - 1
+                cost = self.line_cost(c, cheapest) + (
+                    0 if c.source in opened else self.headings.get(c.source, 0)
+                )
+                if ledger.take(c.source, cost, pooled=pooled):
+                    chosen[c.item_id] = cheapest
+                    opened.add(c.source)
+        return chosen
+
+    def fill(self, chosen: dict[str, int], tokens: int, shares: dict[str, float]) -> dict[str, int]:
+        """Retry the near misses at identity level against the exact count of the document."""
+        for c in self.ranked:
+            identity = len(c.renders) - 1
+            if c.item_id in chosen or c.source not in shares:
+                continue
+            if self.line_cost(c, identity) > self.budget - tokens + JOIN_MARGIN:
+                continue
+            trial = {**chosen, c.item_id: identity}
+            _, _, total = self.exact(trial)
+            if total <= self.budget:
+                chosen, tokens = trial, total
+        return chosen
+
+    def upgrade(self, chosen: dict[str, int], ledger: _Ledger) -> dict[str, int]:
+        chosen = dict(chosen)
+        for pooled in (False, True):
+            for c in self.ranked:
+                if c.item_id not in chosen:
+                    continue
+                current = chosen[c.item_id]
+                for level in range(current):  # fullest first
+                    extra = self.line_cost(c, level) - self.line_cost(c, current)
+                    if extra <= 0 or ledger.take(c.source, extra, pooled=pooled):
+                        chosen[c.item_id] = level
+                        break
+        return chosen
+
+
+def pack(
+    candidates: Sequence[Candidate],
+    *,
+    budget: int,
+    shares: dict[str, float],
+    sections: Sequence[Section],
+    title: str,
+    count: Counter,
+    encoding: str,
+) -> Packed:
+    """`shares` maps each requested source to its fraction of the budget (normalised here)."""
+    packer = _Packer(rank(candidates), budget, sections, title, count)
+    base = count(render(title, sections, []))
+    if base > budget:
+        dropped = [
+            Dropped(c.item_id, c.source, "budget smaller than the document's title") for c in packer.ranked
+        ]
+        return Packed("", 0, budget, [], dropped, {}, encoding)
+    total_share = sum(shares.values()) or 1.0
+    ledger = _Ledger({src: int((budget - base) * share / total_share) for src, share in shares.items()})
+
+    chosen = packer.admit(ledger, shares)
+    placed, _, tokens = packer.exact(chosen)
+    while tokens > budget and placed:  # the joins cost more than the parts: drop from the bottom
+        placed, _, tokens = packer.exact({p.candidate.item_id: p.level for p in placed[:-1]})
+    admitted = {p.candidate.item_id: p.level for p in placed}
+    chosen = packer.fill(admitted, tokens, shares)
+    for item_id in chosen.keys() - admitted.keys():  # near misses that fit spend from the pool
+        c = next(c for c in packer.ranked if c.item_id == item_id)
+        ledger.take(
+            c.source, min(packer.line_cost(c, chosen[item_id]), sum(ledger.left.values())), pooled=True
+        )
+
+    placed, markdown, tokens = packer.exact(packer.upgrade(chosen, ledger))
+    while tokens > budget and placed:  # estimates ran over: take detail back, lowest rank first
+        placed, markdown, tokens = packer.exact({p.candidate.item_id: p.level for p in _shrink(placed)})
+
+    kept = {p.candidate.item_id for p in placed}
+    dropped = [
+        Dropped(
+            c.item_id,
+            c.source,
+            "budget: no room even at identity level" if c.source in shares else "source not requested",
+        )
+        for c in packer.ranked
+        if c.item_id not in kept
+    ]
+    by_source: dict[str, int] = {}
+    for p in placed:
+        by_source[p.candidate.source] = by_source.get(p.candidate.source, 0) + p.tokens
+    return Packed(markdown, tokens, budget, placed, dropped, by_source, encoding)
+
+
+def _shrink(placed: list[Placed]) -> list[Placed]:
+    """Degrade the lowest-ranked item that can still lose detail, else drop the last one."""
+    for i in range(len(placed) - 1, -1, -1):
+        p = placed[i]
+        if p.level < len(p.candidate.renders) - 1:
+            return [*placed[:i], Placed(p.candidate, p.level + 1, 0), *placed[i + 1 :]]
+    return placed[:-1]

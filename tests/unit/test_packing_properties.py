@@ -1,0 +1,74 @@
+"""Properties of the packer over random candidates, budgets and shares (hypothesis), counted
+with the real tokenizer: never over budget, deterministic, and detail goes before items do."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentmem.packing.engine import pack, render
+from agentmem.packing.model import Candidate, Packed, Placed, Section
+from agentmem.tokens import count_tokens
+
+SECTIONS = [Section("semantic", "What is known"), Section("episodic", "This session")]
+text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=120
+).filter(str.strip)
+
+
+@st.composite
+def candidates(draw: st.DrawFn) -> list[Candidate]:
+    n = draw(st.integers(min_value=0, max_value=25))
+    out = []
+    for i in range(n):
+        identity = draw(text)
+        levels = draw(st.lists(text, min_size=0, max_size=2))
+        out.append(
+            Candidate(
+                item_id=f"item-{i:03d}",
+                source=draw(st.sampled_from(["semantic", "episodic"])),
+                score=draw(st.floats(min_value=0, max_value=1, allow_nan=False)),
+                renders=(*[lv + " " + identity for lv in levels], identity),
+            )
+        )
+    return out
+
+
+def run(cands: list[Candidate], budget: int, split: float, encoding: str = "o200k_base") -> Packed:
+    return pack(
+        cands, budget=budget, shares={"episodic": split, "semantic": 1 - split}, sections=SECTIONS,
+        title="Context for planner: what next?", count=lambda t: count_tokens(t, encoding),  # type: ignore[arg-type]
+        encoding=encoding,
+    )  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cands=candidates(), budget=st.integers(min_value=1, max_value=1500), split=st.floats(min_value=0, max_value=1),
+       encoding=st.sampled_from(["o200k_base", "cl100k_base"]))  # fmt: skip
+def test_never_over_budget_and_deterministic(
+    cands: list[Candidate], budget: int, split: float, encoding: str
+) -> None:
+    packed = run(cands, budget, split, encoding)
+    assert count_tokens(packed.markdown, encoding) == packed.tokens  # type: ignore[arg-type]
+    assert packed.tokens <= budget
+    assert run(list(reversed(cands)), budget, split, encoding) == packed  # input order is irrelevant
+    assert {p.candidate.item_id for p in packed.placed}.isdisjoint({d.item_id for d in packed.dropped})
+    assert len(packed.placed) + len(packed.dropped) == len(cands)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cands=candidates(),
+    budget=st.integers(min_value=1, max_value=800),
+    split=st.floats(min_value=0, max_value=1),
+)
+def test_an_item_is_dropped_only_when_degrading_everything_would_not_make_room(
+    cands: list[Candidate], budget: int, split: float
+) -> None:
+    packed = run(cands, budget, split)
+    title = "Context for planner: what next?"
+    at_identity = [Placed(p.candidate, len(p.candidate.renders) - 1, 0) for p in packed.placed]
+    by_id = {c.item_id: c for c in cands}
+    for dropped in packed.dropped:
+        extra = Placed(by_id[dropped.item_id], len(by_id[dropped.item_id].renders) - 1, 0)
+        assert count_tokens(render(title, SECTIONS, [*at_identity, extra])) > budget, dropped
