@@ -12,6 +12,9 @@ from urllib.parse import urlencode
 
 import urllib3
 
+from agentmem.model.api_beliefs import BeliefChainView, BeliefList
+from agentmem.model.beliefs import Belief
+from agentmem.model.context import ContextResponse
 from agentmem.model.events import AppendEventResponse, EventContent, EventPage
 
 RETRYABLE = frozenset({429, 502, 503, 504})
@@ -133,6 +136,38 @@ class MemoryClient:
             "resolve_blobs": resolve_blobs,
         }
         return EventPage.model_validate(self.request("GET", f"/v1/sessions/{session_id}/events", query=query))
+
+    # -- read path ----------------------------------------------------------------------------
+
+    def context(
+        self,
+        *,
+        subject_id: str,
+        session_id: str,
+        agent: str,
+        query: str,
+        budget_tokens: int | None = None,
+        split: float | None = None,
+        encoding: str | None = None,
+        include: list[str] | None = None,
+    ) -> ContextResponse:
+        """The budgeted slice of memory for `agent`'s next prompt."""
+        body: dict[str, Any] = {
+            "subject_id": subject_id,
+            "session_id": session_id,
+            "agent": agent,
+            "query": query,
+        }
+        optional = {"budget_tokens": budget_tokens, "split": split, "encoding": encoding, "include": include}
+        body.update({k: v for k, v in optional.items() if v is not None})
+        return ContextResponse.model_validate(self.request("POST", "/v1/context", body))
+
+    def beliefs(self, subject_id: str) -> list[Belief]:
+        return BeliefList.model_validate(self.request("GET", f"/v1/subjects/{subject_id}/beliefs")).items
+
+    def belief_history(self, subject_id: str, key: str) -> BeliefChainView:
+        path = f"/v1/subjects/{subject_id}/beliefs/{key}"
+        return BeliefChainView.model_validate(self.request("GET", path, query={"history": True}))
 
     def health(self) -> dict[str, Any]:
         result: dict[str, Any] = self.request("GET", "/v1/health")
