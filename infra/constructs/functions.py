@@ -12,7 +12,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from infra.config import APP_NAME, TenantConfig
-from infra.constructs.layers import ARCHITECTURE, RUNTIME
+from infra.constructs.layers import ARCHITECTURE, RUNTIME, TIKTOKEN_LAYER_DIR
 from infra.nag import acknowledge
 from infra.paths import ASSET_EXCLUDES
 
@@ -25,6 +25,8 @@ def base_environment(config: TenantConfig) -> dict[str, str]:
         "POWERTOOLS_SERVICE_NAME": APP_NAME,
         "POWERTOOLS_METRICS_NAMESPACE": APP_NAME,
         "POWERTOOLS_LOG_LEVEL": "INFO",
+        # The dependency layer ships tiktoken's encoding files here: Lambda has no route out.
+        "TIKTOKEN_CACHE_DIR": TIKTOKEN_LAYER_DIR,
     }
 
 

@@ -129,6 +129,9 @@ def _canonical(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
+TIKTOKEN_LAYER_DIR = "/opt/tiktoken"
+
+
 @jsii.implements(cdk.ILocalBundling)
 class PipLayerBundling:
     """Builds a dependency layer with the host's pip; there is no Docker engine to bundle in.
@@ -171,8 +174,19 @@ class PipLayerBundling:
         for argv in self.commands(output_dir):
             subprocess.run(argv, check=True)  # noqa: S603 - argv is built from constants
         prune_distributions(Path(output_dir) / "python", RUNTIME_PROVIDED)
+        seed_tiktoken(Path(output_dir) / "tiktoken")
         check_layer_size(Path(output_dir))
         return True
+
+
+def seed_tiktoken(directory: Path) -> None:
+    """Write tiktoken's encoding files, checked against tiktoken's pinned hashes, into the layer
+    (mounted at /opt, so at TIKTOKEN_LAYER_DIR), exactly where tiktoken's cache looks for them."""
+    from agentmem.tokens import ENCODING_NAMES, seed
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in ENCODING_NAMES:
+        seed(name, directory)
 
 
 class Layers(Construct):

@@ -68,10 +68,8 @@ def wait_for_belief(client: MemoryClient, key: str, timeout: float = 30) -> dict
 
 def test_serve_projects_appended_facts_in_the_background(served: tuple[MemoryClient, Path]) -> None:
     client, _ = served
-    client.request(
-        "POST", "/v1/sessions/S1/events",
-        {"subject_id": "priya", "round": 0, "agent": "intake", "kind": "profile", "content": "noted", "facts": [FACT]},
-    )  # fmt: skip
+    body = {"subject_id": "priya", "round": 0, "agent": "intake", "kind": "profile", "content": "noted"}
+    client.request("POST", "/v1/sessions/S1/events", {**body, "facts": [FACT]})
     chain = wait_for_belief(client, "risk_tolerance")
     assert chain["current"][0]["value"] == "cautious"  # type: ignore[index]
 

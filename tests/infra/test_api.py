@@ -23,6 +23,7 @@ READ_ROUTES = {
     ("GET", "/v1/subjects/{subject_id}/beliefs/{key}"),
     ("POST", "/v1/subjects/{subject_id}/beliefs/search"),
     ("GET", "/v1/health/deep"),
+    ("POST", "/v1/context"),
     # The read function has every route, so its OpenAPI document is the complete one.
     ("GET", "/v1/openapi.json"),
 }
@@ -89,6 +90,7 @@ def test_routes_require_their_path_parameters(acme: Synth) -> None:
         ("POST", "/v1/subjects/{subject_id}/beliefs/search"): subject,
         ("GET", "/v1/health"): None,
         ("GET", "/v1/health/deep"): None,
+        ("POST", "/v1/context"): None,
         ("GET", "/v1/openapi.json"): None,
     }
 

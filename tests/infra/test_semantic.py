@@ -144,6 +144,7 @@ def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
         "POWERTOOLS_SERVICE_NAME": "agentmem",
         "POWERTOOLS_METRICS_NAMESPACE": "agentmem",
         "POWERTOOLS_LOG_LEVEL": "INFO",
+        "TIKTOKEN_CACHE_DIR": "/opt/tiktoken",
     }
 
 

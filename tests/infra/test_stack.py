@@ -176,6 +176,7 @@ def test_write_function_environment(acme: Synth, write_function: dict[str, Any])
         "POWERTOOLS_SERVICE_NAME": "agentmem",
         "POWERTOOLS_METRICS_NAMESPACE": "agentmem",
         "POWERTOOLS_LOG_LEVEL": "INFO",
+        "TIKTOKEN_CACHE_DIR": "/opt/tiktoken",
     }
 
 

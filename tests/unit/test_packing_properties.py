@@ -43,8 +43,12 @@ def run(cands: list[Candidate], budget: int, split: float, encoding: str = "o200
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cands=candidates(), budget=st.integers(min_value=1, max_value=1500), split=st.floats(min_value=0, max_value=1),
-       encoding=st.sampled_from(["o200k_base", "cl100k_base"]))  # fmt: skip
+@given(
+    cands=candidates(),
+    budget=st.integers(min_value=1, max_value=1500),
+    split=st.floats(min_value=0, max_value=1),
+    encoding=st.sampled_from(["o200k_base", "cl100k_base"]),
+)
 def test_never_over_budget_and_deterministic(
     cands: list[Candidate], budget: int, split: float, encoding: str
 ) -> None:

@@ -3,6 +3,11 @@
 Generation N is two indices, `{prefix}-beliefs-gN` and `{prefix}-observations-gN`; the aliases
 `{prefix}-beliefs` and `{prefix}-observations` name the active one and move together.
 
+Only writers create anything: the projector calls `ensure_ready` when it starts, and a replay
+creates its own generation. Readers may hold only read and search rights on the domain, so
+before the first `ensure_ready` they read generation 1 as it stands, and a missing index reads as
+empty. A write to a missing index still fails.
+
 Compare-and-set: each (tenant, subject, key, member) has one chain document, written with
 `op_type=create` when new and `if_seq_no`/`if_primary_term` after that. Its (seq_no, primary
 term) pair, packed into one int, is the revision the port hands out, so nothing is kept between
@@ -24,6 +29,7 @@ from opensearchpy.exceptions import OpenSearchException, RequestError
 
 from agentmem.adapters.aws.opensearch_mappings import (
     MAX_HITS,
+    Body,
     ChainRef,
     Refresh,
     belief_index_body,
@@ -31,6 +37,7 @@ from agentmem.adapters.aws.opensearch_mappings import (
     coverage_queries,
     current_query,
     history_query,
+    index_missing,
     index_names,
     keyword_query,
     knn_query,
@@ -81,12 +88,16 @@ class OpenSearchBeliefIndex:
 
     def observations(self, subject_id: str, key: str, member: str) -> list[Observation]:
         body = observations_query(self._tenant, subject_id, key, member)
-        with translated("read observations"):
+        try:
             # A search sees only refreshed writes, and the projector refolds from here right after
             # adding an observation; refreshing first makes every acknowledged one visible. Only
             # out-of-order deliveries come here, so the extra refresh is rare.
             self._client.indices.refresh(index=self._observations)
             found = self._client.search(index=self._observations, body=body)
+        except OpenSearchException as exc:
+            if index_missing(exc):
+                return []
+            raise translate(exc, "read observations") from exc
         total = int(found["hits"]["total"]["value"])
         if total > MAX_HITS:
             raise AgentMemError(f"{key}: {total} observations is over {MAX_HITS}; refusing a partial fold")
@@ -96,8 +107,8 @@ class OpenSearchBeliefIndex:
         try:
             found: dict[str, Any] = self._client.get(index=self._beliefs, id=chain_id, _source_includes=field)
         except OpenSearchNotFound as exc:
-            if isinstance(exc.info, dict) and exc.info.get("found") is False:
-                return None  # no such chain; a missing index is a fault, not an empty chain
+            if index_missing(exc) or (isinstance(exc.info, dict) and exc.info.get("found") is False):
+                return None  # no such chain, or no such generation yet
             raise translate(exc, "read belief chain") from exc
         except OpenSearchException as exc:
             raise translate(exc, "read belief chain") from exc
@@ -169,10 +180,27 @@ class OpenSearchBeliefIndex:
 
     # -- reads --------------------------------------------------------------------------------
 
-    def _hits(self, body: dict[str, Any], action: str) -> list[dict[str, Any]]:
-        with translated(action):
-            found = self._client.search(index=self._beliefs, body=body)
-        return list(found["hits"]["hits"])
+    def _search(self, body: Body, action: str) -> dict[str, Any] | None:
+        """The search response, or None when the generation's index does not exist yet."""
+        try:
+            found: dict[str, Any] = self._client.search(index=self._beliefs, body=body)
+        except OpenSearchException as exc:
+            if index_missing(exc):
+                return None
+            raise translate(exc, action) from exc
+        return found
+
+    def _count(self, body: Body, action: str) -> int:
+        try:
+            return int(self._client.count(index=self._beliefs, body=body)["count"])
+        except OpenSearchException as exc:
+            if index_missing(exc):
+                return 0
+            raise translate(exc, action) from exc
+
+    def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
+        found = self._search(body, action)
+        return list(found["hits"]["hits"]) if found is not None else []
 
     def current(self, subject_id: str, key: str | None = None) -> list[Belief]:
         hits = self._hits(current_query(self._tenant, subject_id, key), "read current beliefs")
@@ -206,8 +234,9 @@ class OpenSearchBeliefIndex:
         subjects: list[str] = []
         after: dict[str, Any] | None = None
         while True:
-            with translated("list subjects"):
-                found = self._client.search(index=self._beliefs, body=subjects_query(self._tenant, after))
+            found = self._search(subjects_query(self._tenant, after), "list subjects")
+            if found is None:
+                return subjects
             page = found["aggregations"]["subjects"]
             subjects.extend(str(bucket["key"]["subject"]) for bucket in page["buckets"])
             after = page.get("after_key")
@@ -216,10 +245,10 @@ class OpenSearchBeliefIndex:
 
     def vector_coverage(self, subject_id: str) -> tuple[int, int]:
         every, with_vector = coverage_queries(self._tenant, subject_id)
-        with translated("count vector coverage"):
-            total = self._client.count(index=self._beliefs, body=every)["count"]
-            covered = self._client.count(index=self._beliefs, body=with_vector)["count"]
-        return int(total), int(covered)
+        total = self._count(every, "count vector coverage")
+        if total == 0:
+            return 0, 0
+        return total, self._count(with_vector, "count vector coverage")
 
 
 class OpenSearchBeliefStore:
@@ -282,12 +311,19 @@ class OpenSearchBeliefStore:
                 raise translate(exc, f"create index {name}") from exc
 
     def active(self) -> OpenSearchBeliefIndex:
+        """The generation the alias names. Before `ensure_ready` there is none: generation 1,
+        which reads as empty until a writer creates it. Never writes."""
         generations = self._generations(self._alias_targets().get(self._aliases[0], []))
-        if not generations:  # a new deployment: generation 1 becomes the first active one
-            self._create_generation(1)
-            self.activate(1)
-            return self._index(1)
-        return self._index(max(generations))
+        return self._index(max(generations, default=1))
+
+    def ensure_ready(self) -> None:
+        """A new deployment: create generation 1 and point both aliases at it. Idempotent, and
+        safe for two writers at once (index creation and alias adds both are)."""
+        targets = self._alias_targets()
+        if self._generations(targets.get(self._aliases[0], [])):
+            return
+        self._create_generation(1)
+        self._point_aliases(1, targets)
 
     def new_generation(self) -> OpenSearchBeliefIndex:
         """Two replays started together get the same new generation; projection is idempotent,
@@ -299,7 +335,9 @@ class OpenSearchBeliefStore:
         return self._index(generation)
 
     def activate(self, generation: int) -> None:
-        targets = self._alias_targets()
+        self._point_aliases(generation, self._alias_targets())
+
+    def _point_aliases(self, generation: int, targets: dict[str, list[str]]) -> None:
         actions: list[dict[str, Any]] = []
         for alias, name in zip(self._aliases, index_names(self._prefix, generation), strict=True):
             actions += [

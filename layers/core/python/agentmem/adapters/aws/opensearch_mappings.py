@@ -36,6 +36,12 @@ KEYWORD = {"type": "keyword"}
 STORED_ONLY = {"type": "object", "enabled": False}  # kept in _source, never parsed or indexed
 
 Refresh = Literal["false", "true", "wait_for"]
+# The domain ships slow logs to CloudWatch, but an index logs nothing until it sets thresholds.
+SLOWLOG: Body = {
+    "search.slowlog.threshold.query.warn": "2s",
+    "search.slowlog.threshold.query.info": "500ms",
+    "indexing.slowlog.threshold.index.warn": "2s",
+}
 TERM_SHIFT = 48  # seq_no is per shard; 2**48 operations on one shard is out of reach
 
 
@@ -70,6 +76,11 @@ def translate(exc: OpenSearchException, action: str) -> AgentMemError:
     return AgentMemError(f"{action} failed ({type(exc).__name__})")
 
 
+def index_missing(exc: OpenSearchException) -> bool:
+    """A 404 for the index itself, not for a document in it: a generation nobody created yet."""
+    return isinstance(exc, OpenSearchNotFound) and exc.error == "index_not_found_exception"
+
+
 @contextmanager
 def translated(action: str) -> Iterator[None]:
     try:
@@ -94,7 +105,7 @@ def belief_index_body(dimensions: int, engine: str) -> Body:
     return {
         # One shard: a tenant's beliefs are small, and BM25 idf and k-NN top-k are per shard, so a
         # single shard keeps scores identical from run to run.
-        "settings": {"index": {"knn": True, "number_of_shards": 1}},
+        "settings": {"index": {"knn": True, "number_of_shards": 1, **SLOWLOG}},
         "mappings": {
             "dynamic": "strict",
             "properties": {
