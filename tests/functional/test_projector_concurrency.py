@@ -15,8 +15,8 @@ from agentmem.settings import Settings
 
 
 class RacingIndex:
-    """Delegates to a real index, but holds each thread's first chain() read until both threads
-    have read, so both start from the same revision and one of their writes must lose."""
+    """Delegates to a real index, but holds each thread's first write until both threads are
+    about to write: both read the chain before either wrote, so one of the two writes must lose."""
 
     def __init__(self, inner: BeliefIndex, parties: int) -> None:
         self._inner = inner
@@ -26,13 +26,12 @@ class RacingIndex:
         self.generation = inner.generation
 
     def chain(self, subject_id: str, key: str, member: str) -> tuple[int, list[Belief]]:
-        result = self._inner.chain(subject_id, key, member)
+        return self._inner.chain(subject_id, key, member)
+
+    def replace_chain(self, *args: Any, **kwargs: Any) -> None:
         if threading.get_ident() not in self._seen:
             self._seen.add(threading.get_ident())
             self._barrier.wait()
-        return result
-
-    def replace_chain(self, *args: Any, **kwargs: Any) -> None:
         try:
             self._inner.replace_chain(*args, **kwargs)
         except VersionConflictError:

@@ -1,13 +1,24 @@
 """Deep health: the vector index is populated and answers a paraphrase correctly. It fails
-loudly when embeddings are missing, so keyword matching can never pass for semantic search."""
+loudly when embeddings are missing, so keyword matching can never pass for semantic search.
+
+Writers and readers are split: `seed_probe` writes the probe beliefs (the projector calls it
+when it starts, and projection into a new generation does before its first event), and
+`deep_health` only reads, so the read function needs no write access to the belief index."""
 
 from __future__ import annotations
 
+import logging
+import threading
+import weakref
+
+from agentmem.errors import VersionConflictError
 from agentmem.model.api_beliefs import DeepHealth
 from agentmem.model.beliefs import Observation, Verdict
 from agentmem.semantic.fold import step
 from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.service import SemanticService
+
+logger = logging.getLogger(__name__)
 
 PROBE_SUBJECT = "__agentmem_probe__"
 # Two facts that share no content words with the query, so only meaning can pick the right one.
@@ -17,26 +28,56 @@ PROBE_FACTS = {
 }
 PROBE_QUERY = "Which shade does it like best?"
 PROBE_EXPECTED = "favourite_colour"
+PROBE_MISSING = "paraphrase probe not seeded yet: the projector seeds it when it starts"
 MAX_SUBJECTS = 200
 
+# Index objects already seeded by this process: the stores cache one object per generation, so a
+# worker that drains every 0.2 s checks the probe once, not on every round.
+_seeded: weakref.WeakSet[BeliefIndex] = weakref.WeakSet()
+_seeding = threading.Lock()
 
-def _ensure_probe(semantic: SemanticService, index: BeliefIndex) -> None:
-    for key, text in PROBE_FACTS.items():
-        revision, chain = index.chain(PROBE_SUBJECT, key, "")
-        if chain and index.vector_coverage(PROBE_SUBJECT)[1] == len(PROBE_FACTS):
-            continue
-        obs = Observation(
-            subject_id=PROBE_SUBJECT, key=key, text=text, value=text, order="0", event_id=f"probe-{key}",
-            session_id="probe", seq=0, stated_at="1970-01-01T00:00:00.000Z",
-        )  # fmt: skip
-        new_chain, _ = step([], obs, lambda *_: Verdict.SAME)
-        vector = semantic.embedder.embed([text])[0]
-        index.replace_chain(
-            PROBE_SUBJECT, key, "", expected_revision=revision, chain=new_chain, vector=vector
-        )
+
+def _probe_observation(key: str, text: str) -> Observation:
+    return Observation(
+        subject_id=PROBE_SUBJECT, key=key, text=text, value=text, order="0", event_id=f"probe-{key}",
+        session_id="probe", seq=0, stated_at="1970-01-01T00:00:00.000Z",
+    )  # fmt: skip
+
+
+def seed_probe(semantic: SemanticService, index: BeliefIndex | None = None) -> None:
+    """Write the probe's beliefs, with vectors, into `index` (default: the active generation)
+    where they are missing. Idempotent; needs write access. Each index object is checked once
+    per process."""
+    target = index if index is not None else semantic.store.active()
+    with _seeding:
+        if target in _seeded:
+            return
+        covered = target.vector_coverage(PROBE_SUBJECT)[1] == len(PROBE_FACTS)
+        for key, text in PROBE_FACTS.items():
+            revision, chain = target.chain(PROBE_SUBJECT, key, "")
+            if chain and covered:
+                continue
+            new_chain, _ = step([], _probe_observation(key, text), lambda *_: Verdict.SAME)
+            vector = semantic.embedder.embed([text])[0]
+            try:
+                target.replace_chain(
+                    PROBE_SUBJECT, key, "", expected_revision=revision, chain=new_chain, vector=vector
+                )
+            except VersionConflictError:
+                pass  # another writer seeded the same chain first
+        logger.info("paraphrase probe ready", extra={"generation": target.generation})
+        _seeded.add(target)
+
+
+def prepare_for_writes(semantic: SemanticService) -> None:
+    """What a writer does once when it starts: create the first generation if there is none,
+    then seed the probe into the active one."""
+    semantic.store.ensure_ready()
+    seed_probe(semantic)
 
 
 def deep_health(semantic: SemanticService) -> DeepHealth:
+    """Read-only: a probe that is not seeded yet is a problem to report, never something to fix."""
     index = semantic.store.active()
     problems: list[str] = []
     subjects = [s for s in index.subjects() if s != PROBE_SUBJECT][:MAX_SUBJECTS]
@@ -46,12 +87,14 @@ def deep_health(semantic: SemanticService) -> DeepHealth:
             problems.append(
                 f"subject {subject}: {total - with_vector} of {total} current beliefs have no vector"
             )
-    _ensure_probe(semantic, index)
-    hits = index.vector_search(PROBE_SUBJECT, semantic.embedder.embed([PROBE_QUERY])[0], 1)
-    if not hits:
-        problems.append("paraphrase probe: vector search returned nothing")
-    elif hits[0].belief.key != PROBE_EXPECTED:
-        problems.append(f"paraphrase probe: expected {PROBE_EXPECTED}, got {hits[0].belief.key}")
+    if not all(index.chain(PROBE_SUBJECT, key, "")[1] for key in PROBE_FACTS):
+        problems.append(PROBE_MISSING)
+    else:
+        hits = index.vector_search(PROBE_SUBJECT, semantic.embedder.embed([PROBE_QUERY])[0], 1)
+        if not hits:
+            problems.append("paraphrase probe: vector search returned nothing")
+        elif hits[0].belief.key != PROBE_EXPECTED:
+            problems.append(f"paraphrase probe: expected {PROBE_EXPECTED}, got {hits[0].belief.key}")
     return DeepHealth(
         status="failing" if problems else "ok",
         embedder=semantic.embedder.model_id,

@@ -77,7 +77,15 @@ class BeliefIndex(Protocol):
 class BeliefStore(Protocol):
     """Generations of the belief index: readers use the active one while a replay builds the next."""
 
-    def active(self) -> BeliefIndex: ...
+    def active(self) -> BeliefIndex:
+        """The generation readers use. Never writes: before `ensure_ready` it may name a
+        generation that does not exist yet, and every read of it answers empty."""
+        ...
+
+    def ensure_ready(self) -> None:
+        """Create the first generation and its aliases if none exist; idempotent; needs write
+        access. Writers (the projector, replay) call it before writing; readers never do."""
+        ...
 
     def new_generation(self) -> BeliefIndex:
         """An empty generation beside the active one."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmem.errors import ContentionError, VersionConflictError
@@ -48,18 +49,41 @@ class Projector:
         self._llm = llm
         self._embedder = embedder
         self._fact_types = fact_types
+        self._vectors: dict[str, list[float]] = {}
 
     def project(self, event: Event) -> list[Applied]:
         """Apply every fact `event` states. Safe to call again for the same event."""
-        facts = (
-            list(event.facts) if event.facts else self._llm.extract_facts(event, self._fact_types.declared())
-        )
-        results: list[Applied] = []
-        for fact in facts:
-            obs = self._observation(event, fact)
-            if obs is not None:
-                results.append(self._apply(obs))
-        return results
+        return self.project_many([event])
+
+    def project_many(self, events: Sequence[Event]) -> list[Applied]:
+        """Apply a batch in order. The sentences that will need a vector are embedded in one
+        call up front: one call per fact made embedding most of the projection time."""
+        observations: list[Observation] = []
+        for event in events:
+            facts = (
+                list(event.facts)
+                if event.facts
+                else self._llm.extract_facts(event, self._fact_types.declared())
+            )
+            observations += [obs for fact in facts if (obs := self._observation(event, fact)) is not None]
+        self._vectors = self._embed_new_texts(observations)
+        try:
+            return [self._apply(obs) for obs in observations]
+        finally:
+            self._vectors = {}
+
+    def _embed_new_texts(self, observations: Sequence[Observation]) -> dict[str, list[float]]:
+        wanted: list[str] = []
+        for obs in observations:
+            _, chain = self._index.chain(obs.subject_id, obs.key, obs.member)
+            if not chain or normalise_value(chain[-1].value) != normalise_value(obs.value):
+                wanted.append(obs.text)
+        unique = list(dict.fromkeys(wanted))
+        return dict(zip(unique, self._embedder.embed(unique), strict=True)) if unique else {}
+
+    def _vector(self, text: str) -> list[float]:
+        cached = self._vectors.get(text)
+        return cached if cached is not None else self._embedder.embed([text])[0]
 
     def _observation(self, event: Event, fact: FactInput) -> Observation | None:
         fact_type = self._fact_types.get(fact.key)
@@ -105,7 +129,7 @@ class Projector:
                 verdict = new_chain[-1].verdict
             current = new_chain[-1]
             text_changed = not chain or chain[-1].text != current.text
-            vector = self._embedder.embed([current.text])[0] if text_changed else None
+            vector = self._vector(current.text) if text_changed else None
             try:
                 self._index.replace_chain(
                     obs.subject_id,

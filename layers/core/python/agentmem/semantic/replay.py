@@ -33,6 +33,7 @@ def replay(
     With `subject_id`, only that subject is rebuilt from the log: the others are copied from the
     active generation, and the new generation resumes from the old one's checkpoint, so events
     the old one had not reached yet are projected after the switch (projection is idempotent)."""
+    semantic.store.ensure_ready()  # on a new deployment, generation 1 is the previous one
     previous = semantic.store.active().generation
     fresh = semantic.store.new_generation()
     if subject_id is not None:

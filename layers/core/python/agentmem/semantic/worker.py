@@ -10,6 +10,7 @@ import logging
 import threading
 
 from agentmem.ports import CheckpointStore, LogTail
+from agentmem.semantic.health import prepare_for_writes, seed_probe
 from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.service import SemanticService
 
@@ -31,16 +32,17 @@ def drain(
     only_subject: str | None = None,
 ) -> int:
     """Project every event past `index`'s checkpoint into `index` (only `only_subject`'s when
-    given, and then without moving the checkpoint); returns how many were read."""
+    given, and then without moving the checkpoint); returns how many were read. Seeds the deep
+    health probe into `index` first (once per index object), so a replay's new generation has
+    it before readers switch to it."""
+    seed_probe(semantic, index)
     name = checkpoint_name(index.generation)
     position = 0 if only_subject is not None else checkpoints.load(name)
     projector = semantic.projector(index)
     seen = 0
     while batch := tail.read_since(position, BATCH):
-        for event_position, event in batch:
-            if only_subject is None or event.subject_id == only_subject:
-                projector.project(event)
-            position = event_position
+        projector.project_many([e for _, e in batch if only_subject is None or e.subject_id == only_subject])
+        position = batch[-1][0]
         if only_subject is None:
             checkpoints.save(name, position)
         seen += len(batch)
@@ -48,7 +50,9 @@ def drain(
 
 
 class ProjectorWorker:
-    """Runs `drain` on the active generation every `interval` seconds in a daemon thread."""
+    """Runs `drain` on the active generation every `interval` seconds in a daemon thread. Its
+    first round prepares the store for writes (`prepare_for_writes`), as the projector Lambda
+    does on a cold start."""
 
     def __init__(
         self, tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore, *, interval: float = 0.2
@@ -58,9 +62,13 @@ class ProjectorWorker:
         self._checkpoints = checkpoints
         self._interval = interval
         self._stop = threading.Event()
+        self._prepared = False
         self._thread = threading.Thread(target=self._run, name="agentmem-projector", daemon=True)
 
     def run_once(self) -> int:
+        if not self._prepared:
+            prepare_for_writes(self._semantic)
+            self._prepared = True
         return drain(self._tail, self._semantic, self._checkpoints, self._semantic.store.active())
 
     def _run(self) -> None:

@@ -60,7 +60,11 @@ logger = logging.getLogger(__name__)
 
 class OpenSearchBeliefIndex:
     """One generation. Searches are near-real-time (visible after the next refresh, 1 s by default)
-    unless `refresh="wait_for"`; projection never depends on that, see `observations`."""
+    unless `refresh="wait_for"`; projection never depends on that, see `observations`.
+
+    Every read of a generation whose indices do not exist yet answers empty; write errors are
+    never swallowed. (A domain that auto-creates indices would take a write to a missing one with
+    a dynamic mapping, so writers create the generation first: `ensure_ready`, `new_generation`.)"""
 
     def __init__(
         self, client: OpenSearch, tenant_id: str, generation: int, *, prefix: str, refresh: Refresh = "false"

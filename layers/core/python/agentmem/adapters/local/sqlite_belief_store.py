@@ -44,6 +44,9 @@ class SqliteBeliefStore:
     def active(self) -> SqliteBeliefIndex:
         return self._index(self.active_generation())
 
+    def ensure_ready(self) -> None:
+        """Nothing to do: `__init__` already created the pointer row."""
+
     def new_generation(self) -> SqliteBeliefIndex:
         with self._db.write() as conn:
             conn.execute(

@@ -3,12 +3,12 @@ cosine search over an in-memory matrix of each subject's current vectors."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from agentmem.adapters.local.fts import fts_query, scope_token
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.vector_matrix import SubjectVectors
 from agentmem.errors import VersionConflictError
@@ -33,24 +33,19 @@ CREATE TABLE IF NOT EXISTS beliefs_g{g} (
     tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, doc_id TEXT NOT NULL,
     key TEXT NOT NULL, member TEXT NOT NULL, version INTEGER NOT NULL, current INTEGER NOT NULL,
     body TEXT NOT NULL, vector BLOB,
+    written_rev INTEGER NOT NULL,  -- the subject revision that wrote the row: lets search caches catch up
     PRIMARY KEY (tenant_id, subject_id, doc_id)
 );
 CREATE INDEX IF NOT EXISTS beliefs_g{g}_chain ON beliefs_g{g} (tenant_id, subject_id, key, member, version);
 CREATE INDEX IF NOT EXISTS beliefs_g{g}_current ON beliefs_g{g} (tenant_id, subject_id, current, doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS beliefs_fts_g{g} USING fts5(
-    text, tenant_id UNINDEXED, subject_id UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
+    text, scope, tenant_id UNINDEXED, subject_id UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
 );
 CREATE TABLE IF NOT EXISTS subject_revisions_g{g} (
     tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, revision INTEGER NOT NULL,
     PRIMARY KEY (tenant_id, subject_id)
 )
 """
-
-
-def fts_query(text: str) -> str:
-    """Words of free text as an OR of quoted FTS5 terms, so user text can never be FTS syntax."""
-    words = re.findall(r"[\w']+", text.lower())
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words) if len(w) > 1)
 
 
 class SqliteBeliefIndex:
@@ -117,68 +112,62 @@ class SqliteBeliefIndex:
     ) -> None:
         scope = (self._tenant, subject_id, key, member)
         with self._db.write() as conn:
-            row = conn.execute(
-                self._sql("SELECT revision FROM chains_g{g}" + CHAIN),
-                scope,
-            ).fetchone()
+            row = conn.execute(self._sql("SELECT revision FROM chains_g{g}" + CHAIN), scope).fetchone()
             stored = row[0] if row else 0
             if stored != expected_revision:
                 raise VersionConflictError(
                     f"chain {key}/{member} is at revision {stored}, not {expected_revision}"
                 )
-            kept = conn.execute(
-                self._sql("SELECT vector FROM beliefs_g{g}" + CHAIN + " AND current=1"),
-                scope,
-            ).fetchone()
-            blob = (
-                np.asarray(vector, dtype=np.float32).tobytes()
-                if vector is not None
-                else (kept[0] if kept else None)
-            )
-            old_docs = [
-                d
-                for (d,) in conn.execute(
-                    self._sql("SELECT doc_id FROM beliefs_g{g}" + CHAIN),
-                    scope,
-                )
-            ]
-            conn.execute(
-                self._sql("DELETE FROM beliefs_g{g}" + CHAIN),
-                scope,
-            )
-            for doc_id in old_docs:
-                conn.execute(
-                    self._sql("DELETE FROM beliefs_fts_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"),
-                    (self._tenant, subject_id, doc_id),
-                )
-            for belief in chain:
-                conn.execute(
-                    self._sql("INSERT INTO beliefs_g{g} VALUES (?,?,?,?,?,?,?,?,?)"),
-                    (
-                        self._tenant,
-                        subject_id,
-                        belief.doc_id,
-                        key,
-                        member,
-                        belief.version,
-                        int(belief.current),
-                        belief.model_dump_json(),
-                        blob if belief.current else None,
-                    ),
-                )
-                if belief.current:
-                    conn.execute(
-                        self._sql("INSERT INTO beliefs_fts_g{g} VALUES (?,?,?,?)"),
-                        (belief.text, self._tenant, subject_id, belief.doc_id),
-                    )
-            conn.execute(
-                self._sql("INSERT INTO chains_g{g} VALUES (?,?,?,?,1)" + UPSERT_REVISION),
-                scope,
-            )
             conn.execute(
                 self._sql("INSERT INTO subject_revisions_g{g} VALUES (?,?,1)" + UPSERT_REVISION),
                 (self._tenant, subject_id),
             )
+            (subject_rev,) = conn.execute(
+                self._sql("SELECT revision FROM subject_revisions_g{g}" + SUBJECT), (self._tenant, subject_id)
+            ).fetchone()
+            existing = {
+                doc_id: (body, blob)
+                for doc_id, body, blob in conn.execute(
+                    self._sql("SELECT doc_id, body, vector FROM beliefs_g{g}" + CHAIN), scope
+                )
+            }
+            kept_vector = next((blob for _, blob in existing.values() if blob is not None), None)
+            new_vector = np.asarray(vector, dtype=np.float32).tobytes() if vector is not None else kept_vector
+            # Write only the versions that changed: a chain keeps every version it ever had, and
+            # rewriting all of them on each statement made a busy key quadratic.
+            for belief in chain:
+                body = belief.model_dump_json()
+                blob = new_vector if belief.current else None
+                if existing.get(belief.doc_id) == (body, blob):
+                    continue
+                row_values = (belief.doc_id, key, member, belief.version, int(belief.current), body, blob)
+                conn.execute(
+                    self._sql("INSERT OR REPLACE INTO beliefs_g{g} VALUES (?,?,?,?,?,?,?,?,?,?)"),
+                    (self._tenant, subject_id, *row_values, subject_rev),
+                )
+                if belief.current:
+                    conn.execute(
+                        self._sql(
+                            "DELETE FROM beliefs_fts_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"
+                        ),
+                        (self._tenant, subject_id, belief.doc_id),
+                    )
+                    conn.execute(
+                        self._sql("INSERT INTO beliefs_fts_g{g} VALUES (?,?,?,?,?)"),
+                        (
+                            belief.text,
+                            scope_token(self._tenant, subject_id),
+                            self._tenant,
+                            subject_id,
+                            belief.doc_id,
+                        ),
+                    )
+            for gone in existing.keys() - {b.doc_id for b in chain}:
+                conn.execute(
+                    self._sql("DELETE FROM beliefs_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"),
+                    (self._tenant, subject_id, gone),
+                )
+            conn.execute(self._sql("INSERT INTO chains_g{g} VALUES (?,?,?,?,1)" + UPSERT_REVISION), scope)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -218,7 +207,7 @@ class SqliteBeliefIndex:
         ]
 
     def keyword_search(self, subject_id: str, query: str, k: int) -> list[BeliefHit]:
-        match = fts_query(query)
+        match = fts_query(query, scope_token(self._tenant, subject_id))
         if not match or k <= 0:
             return []
         rows = (

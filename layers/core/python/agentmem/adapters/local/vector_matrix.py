@@ -1,13 +1,15 @@
 """Exact cosine search over one subject's current belief vectors, held as an in-memory matrix.
 
-The matrix is rebuilt only when the subject's revision (bumped by every chain write, from any
-process) has moved, so a search costs one indexed lookup plus one matrix-vector product."""
+Every chain write stamps its rows with the subject's new revision. A search first reads that
+revision; if the cached matrix is behind, only the rows written since are fetched and patched in
+(a current belief keeps its doc id across versions, so rows are replaced or appended, never
+removed). A search therefore costs one indexed lookup plus one matrix-vector product, even
+while a projector keeps writing to the subject."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,11 +17,22 @@ import numpy as np
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 
 
-@dataclass(frozen=True)
 class _Matrix:
-    revision: int
-    doc_ids: list[str]
-    rows: Any  # numpy float32 array, one unit vector per doc id
+    def __init__(self, dimensions: int) -> None:
+        self.revision = 0
+        self.doc_ids: list[str] = []
+        self.position: dict[str, int] = {}
+        self.rows: Any = np.zeros((16, dimensions), dtype=np.float32)
+
+    def put(self, doc_id: str, vector: Any) -> None:
+        at = self.position.get(doc_id)
+        if at is None:
+            at = len(self.doc_ids)
+            if at == len(self.rows):  # grow by doubling: appends stay amortised O(1)
+                self.rows = np.vstack([self.rows, np.zeros_like(self.rows)])
+            self.doc_ids.append(doc_id)
+            self.position[doc_id] = at
+        self.rows[at] = vector
 
 
 class SubjectVectors:
@@ -28,9 +41,9 @@ class SubjectVectors:
         self._tenant = tenant_id
         self._g = generation
         self._cache: dict[str, _Matrix] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one catch-up at a time; the others then find it current
 
-    def _load(self, subject_id: str) -> _Matrix:
+    def _current(self, subject_id: str) -> _Matrix | None:
         conn = self._db.connection()
         row = conn.execute(
             f"SELECT revision FROM subject_revisions_g{self._g} WHERE tenant_id=? AND subject_id=?",
@@ -38,29 +51,29 @@ class SubjectVectors:
         ).fetchone()
         revision = row[0] if row else 0
         with self._lock:
-            cached = self._cache.get(subject_id)
-        if cached is not None and cached.revision == revision:
-            return cached
-        found = conn.execute(
-            f"SELECT doc_id, vector FROM beliefs_g{self._g} WHERE tenant_id=? AND subject_id=? AND current=1"
-            " AND vector IS NOT NULL ORDER BY doc_id",
-            (self._tenant, subject_id),
-        ).fetchall()
-        rows = (
-            np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in found])
-            if found
-            else np.zeros((0, 1), dtype=np.float32)
-        )
-        built = _Matrix(revision, [doc_id for doc_id, _ in found], rows)
-        with self._lock:
-            self._cache[subject_id] = built
-        return built
+            matrix = self._cache.get(subject_id)
+            if matrix is not None and matrix.revision >= revision:
+                return matrix
+            changed = conn.execute(
+                f"SELECT doc_id, vector FROM beliefs_g{self._g}"
+                " WHERE tenant_id=? AND subject_id=? AND current=1"
+                " AND vector IS NOT NULL AND written_rev > ? AND written_rev <= ? ORDER BY doc_id",
+                (self._tenant, subject_id, matrix.revision if matrix else 0, revision),
+            ).fetchall()
+            for doc_id, blob in changed:
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if matrix is None:
+                    matrix = self._cache[subject_id] = _Matrix(len(vector))
+                matrix.put(doc_id, vector)
+            if matrix is not None:
+                matrix.revision = revision
+            return matrix
 
     def nearest(self, subject_id: str, vector: Sequence[float], k: int) -> list[tuple[float, str]]:
         """(score, doc_id) of the k nearest current beliefs, best first; ties break by doc_id."""
-        matrix = self._load(subject_id)
-        if not matrix.doc_ids or k <= 0:
+        matrix = self._current(subject_id)
+        if matrix is None or not matrix.doc_ids or k <= 0:
             return []
-        scores = matrix.rows @ np.asarray(vector, dtype=np.float32)
+        scores = matrix.rows[: len(matrix.doc_ids)] @ np.asarray(vector, dtype=np.float32)
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
         return sorted(((float(scores[i]), matrix.doc_ids[i]) for i in top), key=lambda p: (-p[0], p[1]))

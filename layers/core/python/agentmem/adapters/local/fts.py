@@ -1,0 +1,81 @@
+"""FTS5 query building for the local keyword search: safe quoting, stop words, subject scope."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "her",
+        "his",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
+
+def scope_token(tenant_id: str, subject_id: str) -> str:
+    """One opaque FTS token per (tenant, subject): MATCH can then narrow to the subject through
+    the index, instead of ranking every subject's rows and filtering afterwards."""
+    return "s" + hashlib.sha1(f"{tenant_id}|{subject_id}".encode(), usedforsecurity=False).hexdigest()[:20]
+
+
+def fts_query(text: str, scope: str) -> str:
+    """Free text as `{scope} AND {text}: (w1 OR w2 ...)` with every word quoted, so user text can
+    never be FTS syntax. Stop words are left out unless nothing else is left."""
+    words = [w for w in dict.fromkeys(re.findall(r"[\w']+", text.lower())) if len(w) > 1]
+    content = [w for w in words if w not in STOP_WORDS] or words
+    if not content:
+        return ""
+    return f'scope : "{scope}" AND text : (' + " OR ".join(f'"{w}"' for w in content) + ")"
