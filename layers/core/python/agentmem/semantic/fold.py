@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from agentmem.model.beliefs import Belief, Observation, PriorValue, Provenance, Verdict, belief_id
+from agentmem.model.beliefs import (
+    Belief,
+    Observation,
+    PriorValue,
+    Provenance,
+    Verdict,
+    belief_id,
+    normalise_value,
+)
 
 Decide = Callable[[Belief, Observation], Verdict]
 
@@ -50,8 +58,16 @@ def step(chain: list[Belief], obs: Observation, decide: Decide) -> tuple[list[Be
             update={"provenance": provenance, "source_seq": obs.seq, "source_order": obs.order}
         )
         return [*chain[:-1], restated], verdict
+    # The current version carries the key's whole provenance; an archived one keeps only the
+    # statements of its own value, or every version would copy every earlier one.
+    own = [p for p in current.provenance if normalise_value(p.value) == normalise_value(current.value)]
     archived = current.model_copy(
-        update={"current": False, "doc_id": f"{base_id}__v{current.version}", "valid_to": obs.stated_at}
+        update={
+            "current": False,
+            "doc_id": f"{base_id}__v{current.version}",
+            "valid_to": obs.stated_at,
+            "provenance": own or current.provenance,
+        }
     )
     replaced = PriorValue(
         value=current.value,

@@ -7,6 +7,7 @@ when it starts, and projection into a new generation does before its first event
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import weakref
@@ -59,12 +60,10 @@ def seed_probe(semantic: SemanticService, index: BeliefIndex | None = None) -> N
                 continue
             new_chain, _ = step([], _probe_observation(key, text), lambda *_: Verdict.SAME)
             vector = semantic.embedder.embed([text])[0]
-            try:
+            with contextlib.suppress(VersionConflictError):  # another writer seeded it first
                 target.replace_chain(
                     PROBE_SUBJECT, key, "", expected_revision=revision, chain=new_chain, vector=vector
                 )
-            except VersionConflictError:
-                pass  # another writer seeded the same chain first
         logger.info("paraphrase probe ready", extra={"generation": target.generation})
         _seeded.add(target)
 
