@@ -15,9 +15,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agentmem.adapters.aws.dynamodb_items import item_to_event
 from agentmem.bootstrap import bootstrap
 from agentmem.observability import configure, logger, metrics, tracer
+from agentmem.semantic.health import prepare_for_writes
 
 configure()
 services = bootstrap()
+# The read function may only read the belief index: the writer creates it and seeds the probe.
+prepare_for_writes(services.semantic)
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 

@@ -53,6 +53,11 @@ def write(index: BeliefIndex, chain: list[Belief], vector: list[float] | None) -
     )
 
 
+def ready(store: BeliefStore) -> BeliefStore:
+    store.ensure_ready()
+    return store
+
+
 class BeliefIndexContract:
     @pytest.fixture
     def make_store(self) -> StoreFactory:
@@ -60,7 +65,7 @@ class BeliefIndexContract:
 
     @pytest.fixture
     def index(self, make_store: StoreFactory) -> BeliefIndex:
-        return make_store("acme").active()
+        return ready(make_store("acme")).active()
 
     # -- observations -------------------------------------------------------------------------
 
@@ -178,7 +183,7 @@ class BeliefIndexContract:
         assert index.keyword_search("priya", "   ", 5) == []
 
     def test_tenants_never_see_each_other(self, make_store: StoreFactory) -> None:
-        acme, globex = make_store("acme").active(), make_store("globex").active()
+        acme, globex = ready(make_store("acme")).active(), ready(make_store("globex")).active()
         acme.add_observation(observation(1, "city", "Paris"))
         write(acme, chain_of(observation(1, "city", "Paris", text="Priya lives in Paris")), EAST)
 
@@ -206,8 +211,27 @@ class BeliefIndexContract:
 
     # -- generations --------------------------------------------------------------------------
 
+    def test_before_ensure_ready_every_read_is_empty(self, make_store: StoreFactory) -> None:
+        index = make_store("acme").active()
+        assert index.observations("priya", "city", "") == []
+        assert index.chain("priya", "city", "") == (0, [])
+        assert index.current("priya") == []
+        assert index.history("priya", "city") == []
+        assert index.vector_search("priya", EAST, 5) == []
+        assert index.keyword_search("priya", "paris", 5) == []
+        assert index.subjects() == []
+        assert index.vector_coverage("priya") == (0, 0)
+
+    def test_ensure_ready_is_idempotent_and_keeps_what_was_written(self, make_store: StoreFactory) -> None:
+        store = ready(make_store("acme"))
+        write(store.active(), chain_of(observation(1, "city", "Paris")), EAST)
+        generation = store.active().generation
+        ready(make_store("acme"))
+        assert store.active().generation == generation
+        assert [b.value for b in store.active().current("priya")] == ["Paris"]
+
     def test_a_new_generation_is_empty_until_activated(self, make_store: StoreFactory) -> None:
-        store = make_store("acme")
+        store = ready(make_store("acme"))
         live = store.active()
         write(live, chain_of(observation(1, "city", "Paris")), EAST)
 

@@ -15,6 +15,7 @@ import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from agentmem.bootstrap import bootstrap
+from agentmem.semantic.health import deep_health
 from agentmem.settings import Settings
 from tests.conftest import ROOT, FakeLambdaContext, load_event
 
@@ -66,6 +67,12 @@ def emitted(out: str) -> dict[str, float]:
                 value if isinstance(value, list) else [value]
             )
     return totals
+
+
+def test_a_cold_start_prepares_the_belief_store_for_the_read_function(projector: ModuleType) -> None:
+    # The read function may not write to the index: the projector creates it and seeds the probe.
+    report = deep_health(projector.services.semantic)
+    assert (report.status, report.problems) == ("ok", []), report
 
 
 def test_insert_of_an_event_projects_its_stated_fact(projector: ModuleType) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -16,7 +16,10 @@ from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.api.app import build_resolver
 from agentmem.bootstrap import Services, bootstrap
 from agentmem.client import MemoryClient
+from agentmem.semantic.health import PROBE_FACTS, PROBE_MISSING, PROBE_SUBJECT, deep_health
+from agentmem.semantic.ports import BeliefIndex, BeliefStore
 from agentmem.semantic.replay import replay
+from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.server import LocalServer
 from agentmem.settings import Settings
@@ -131,6 +134,44 @@ def test_deep_health_passes_with_real_vectors(stack: Stack) -> None:
     assert report["embedder"].startswith("all-MiniLM-L6-v2")
 
 
+class ReadOnlyIndex:
+    """Hands reads through to `inner` and fails the test on any write."""
+
+    def __init__(self, inner: BeliefIndex) -> None:
+        self._inner = inner
+        self.generation = inner.generation
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("add_observation", "replace_chain"):
+            raise AssertionError(f"a read path called {name}")
+        return getattr(self._inner, name)
+
+
+class ReadOnlyStore:
+    def __init__(self, inner: BeliefStore) -> None:
+        self._inner = inner
+
+    def active(self) -> BeliefIndex:
+        return cast(BeliefIndex, ReadOnlyIndex(self._inner.active()))
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"a read path called store.{name}")
+
+
+def test_deep_health_before_the_projector_started_reports_the_probe_and_writes_nothing(stack: Stack) -> None:
+    semantic = stack.services.semantic
+    read_only = SemanticService(
+        cast(BeliefStore, ReadOnlyStore(semantic.store)), semantic.llm, semantic.embedder, semantic.fact_types
+    )
+
+    report = deep_health(read_only)
+
+    assert (report.status, report.problems) == ("failing", [PROBE_MISSING])
+    index = semantic.store.active()
+    assert [index.chain(PROBE_SUBJECT, key, "") for key in PROBE_FACTS] == [(0, [])] * len(PROBE_FACTS)
+    assert index.subjects() == []
+
+
 def test_replay_equals_incremental_projection_belief_for_belief(stack: Stack) -> None:
     script = [
         ("S1", [CAUTIOUS, NO_STOCKS, HOUSE]),
@@ -147,6 +188,7 @@ def test_replay_equals_incremental_projection_belief_for_belief(stack: Stack) ->
     after_index = stack.services.semantic.store.active()
     assert after_index.generation == result.generation
     assert {k: after_index.history("priya", k) for k in before} == before
+    assert stack.get("/v1/health/deep")["status"] == "ok"  # the new generation got its own probe
 
 
 def test_projecting_in_shuffled_redelivered_batches_gives_identical_state(stack: Stack) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import deque
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -18,8 +18,12 @@ from opensearchpy import Connection, OpenSearch
 from opensearchpy.exceptions import ConnectionError, ConnectionTimeout
 
 from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefIndex, OpenSearchBeliefStore
-from agentmem.adapters.aws.opensearch_mappings import revision_of
+from agentmem.adapters.aws.opensearch_mappings import belief_index_body, revision_of
+from agentmem.adapters.local.rules_llm import RulesLLM
 from agentmem.errors import AgentMemError, BackendUnavailableError, NotFoundError, VersionConflictError
+from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.health import PROBE_MISSING, deep_health
+from agentmem.semantic.service import SemanticService
 from tests.contract.belief_index_contract import EAST, NORTH, chain_of, observation
 
 Reply = tuple[int, Any] | Exception
@@ -27,6 +31,8 @@ CHAIN_ID = "acme|priya|city|"
 BELIEFS, OBSERVATIONS = "agentmem-beliefs-g1", "agentmem-observations-g1"
 SCOPE = [{"term": {"tenant_id": "acme"}}, {"term": {"subject_id": "priya"}}, {"term": {"current": True}}]
 ACK = (200, {"acknowledged": True})
+NO_ALIAS = (404, {"error": "alias [agentmem-beliefs,agentmem-observations] missing", "status": 404})
+NO_INDEX = (404, {"error": {"type": "index_not_found_exception", "reason": "no such index"}, "status": 404})
 CONFLICT = (409, {"error": {"type": "version_conflict_engine_exception", "reason": "seq_no mismatch"}})
 PARIS = chain_of(observation(1, "city", "Paris"))
 MOVED = chain_of(observation(1, "city", "Paris"), observation(2, "city", "Berlin"))
@@ -138,6 +144,7 @@ def test_new_generation_creates_both_indices_with_the_knn_mapping(
     assert (listing.method, listing.path) == ("GET", "/agentmem-beliefs-g*")
     assert (beliefs.method, beliefs.path) == ("PUT", "/agentmem-beliefs-g3")
     assert beliefs.body["settings"]["index"]["knn"] is True
+    assert beliefs.body["settings"]["index"]["search.slowlog.threshold.query.warn"] == "2s"
     fields = beliefs.body["mappings"]["properties"]
     assert fields["vector"] == {
         "type": "knn_vector",
@@ -182,20 +189,58 @@ def test_active_follows_the_alias(store: OpenSearchBeliefStore, fake: FakeConnec
     assert (resolve.method, resolve.path) == ("GET", "/_alias/agentmem-beliefs,agentmem-observations")
 
 
-def test_first_use_creates_generation_one_and_points_both_aliases_at_it(
+def test_the_belief_index_sets_slowlog_thresholds() -> None:
+    # The domain ships slow logs to CloudWatch; without thresholds an index logs nothing.
+    settings = belief_index_body(4, "faiss")["settings"]["index"]
+    assert settings["search.slowlog.threshold.query.warn"] == "2s"
+    assert settings["search.slowlog.threshold.query.info"] == "500ms"
+    assert settings["indexing.slowlog.threshold.index.warn"] == "2s"
+
+
+def test_active_without_an_alias_is_generation_one_and_writes_nothing(
     store: OpenSearchBeliefStore, fake: FakeConnection
 ) -> None:
-    missing = (404, {"error": "alias [agentmem-beliefs,agentmem-observations] missing", "status": 404})
-    answer(fake, missing, ACK, ACK, missing, ACK)
-
+    answer(fake, NO_ALIAS)
     assert store.active().generation == 1
-    assert [r.path for r in fake.requests[1:3]] == ["/agentmem-beliefs-g1", "/agentmem-observations-g1"]
-    assert fake.requests[-1].body == {
+    (resolve,) = fake.requests
+    assert (resolve.method, resolve.path) == ("GET", "/_alias/agentmem-beliefs,agentmem-observations")
+
+
+def test_ensure_ready_creates_generation_one_and_points_both_aliases_in_one_call(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    answer(fake, NO_ALIAS, ACK, ACK, ACK)
+
+    store.ensure_ready()
+
+    resolve, beliefs, observations, aliases = fake.requests
+    assert resolve.method == "GET"
+    assert [(r.method, r.path) for r in (beliefs, observations)] == [
+        ("PUT", "/agentmem-beliefs-g1"),
+        ("PUT", "/agentmem-observations-g1"),
+    ]
+    assert (aliases.method, aliases.path) == ("POST", "/_aliases")
+    assert aliases.body == {
         "actions": [
             {"add": {"index": "agentmem-beliefs-g1", "alias": "agentmem-beliefs"}},
             {"add": {"index": "agentmem-observations-g1", "alias": "agentmem-observations"}},
         ]
     }
+
+
+def test_ensure_ready_is_idempotent(store: OpenSearchBeliefStore, fake: FakeConnection) -> None:
+    aliases: dict[str, Any] = {
+        "agentmem-beliefs-g2": {"aliases": {"agentmem-beliefs": {}}},
+        "agentmem-observations-g2": {"aliases": {"agentmem-observations": {}}},
+    }
+    answer(fake, (200, aliases))
+    store.ensure_ready()
+    assert [r.method for r in fake.requests] == ["GET"]  # an alias exists: nothing to create
+
+    exists = (400, {"error": {"type": "resource_already_exists_exception"}, "status": 400})
+    answer(fake, NO_ALIAS, exists, exists, ACK)  # another writer created the indices first
+    store.ensure_ready()
+    assert fake.requests[-1].path == "/_aliases"
 
 
 def test_activate_moves_both_aliases_in_one_call(store: OpenSearchBeliefStore, fake: FakeConnection) -> None:
@@ -246,14 +291,67 @@ def test_chain_reads_the_chain_document_and_packs_its_position(
     )
 
 
-def test_a_missing_chain_is_revision_zero_but_a_missing_index_is_an_error(
-    index: OpenSearchBeliefIndex, fake: FakeConnection
-) -> None:
+def test_a_missing_chain_is_revision_zero(index: OpenSearchBeliefIndex, fake: FakeConnection) -> None:
     answer(fake, (404, {"_index": BELIEFS, "_id": CHAIN_ID, "found": False}))
     assert index.chain("priya", "city", "") == (0, [])
-    answer(fake, (404, {"error": {"type": "index_not_found_exception"}, "status": 404}))
+
+
+def test_every_read_of_a_generation_not_created_yet_is_empty(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    # Readers resolve to generation 1 before the projector has created it (see active()).
+    answer(fake, *[NO_INDEX] * 9)
+    assert index.chain("priya", "city", "") == (0, [])
+    assert index.current("priya") == []
+    assert index.current("priya", "city") == []
+    assert index.history("priya", "city") == []
+    assert index.observations("priya", "city", "") == []
+    assert index.vector_search("priya", EAST, 5) == []
+    assert index.keyword_search("priya", "berlin", 5) == []
+    assert index.subjects() == []
+    assert index.vector_coverage("priya") == (0, 0)
+    assert not fake.replies  # each read asked once and stopped at the 404
+    assert [r.method for r in fake.requests if r.method not in ("GET", "HEAD")] == ["POST"] * 8
+
+
+@pytest.mark.parametrize("operation", ["add_observation", "replace_chain"])
+def test_a_write_to_a_missing_index_fails(
+    index: OpenSearchBeliefIndex, fake: FakeConnection, operation: str
+) -> None:
+    answer(fake, NO_INDEX)
     with pytest.raises(NotFoundError):
-        index.chain("priya", "city", "")
+        if operation == "add_observation":
+            index.add_observation(observation(1, "city", "Paris"))
+        else:
+            index.replace_chain("priya", "city", "", expected_revision=0, chain=PARIS, vector=EAST)
+
+
+class OneVectorEmbedder:
+    model_id = "fake-embedder"
+    dimensions = 4
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        return [EAST for _ in texts]
+
+
+def read_role_allows(request: Request) -> bool:
+    """The read function's grant on the domain (infra/constructs/vectors.py)."""
+    if request.method in ("GET", "HEAD"):
+        return True
+    return request.method == "POST" and request.path.endswith(("/_search", "/_count"))
+
+
+def test_deep_health_on_a_new_deployment_reports_the_missing_probe_with_reads_only(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    semantic = SemanticService(store, RulesLLM(), OneVectorEmbedder(), FactTypeCatalog([]))
+    answer(fake, NO_ALIAS, NO_INDEX, NO_INDEX)  # aliases, subjects, the probe's first chain
+
+    report = deep_health(semantic)
+
+    assert (report.status, report.generation, report.problems) == ("failing", 1, [PROBE_MISSING])
+    assert not fake.replies
+    assert all(read_role_allows(r) for r in fake.requests), fake.requests
 
 
 def test_a_new_chain_is_put_if_absent_with_the_current_fields(
@@ -507,6 +605,34 @@ def test_faults_become_domain_errors(
 ) -> None:
     answer(fake, reply)
     with pytest.raises(AgentMemError) as raised:
-        index.vector_coverage("priya")
+        # a write: a read of a missing index (the 404 case) is empty, not an error
+        index.replace_chain("priya", "city", "", expected_revision=0, chain=PARIS, vector=EAST)
     assert type(raised.value) is error
     assert raised.value.__cause__ is not None
+
+
+READS: dict[str, Callable[[OpenSearchBeliefIndex], object]] = {
+    "chain": lambda index: index.chain("priya", "city", ""),
+    "current": lambda index: index.current("priya"),
+    "subjects": lambda index: index.subjects(),
+    "vector_coverage": lambda index: index.vector_coverage("priya"),
+}
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        ((503, {"error": {"type": "unavailable"}}), BackendUnavailableError),
+        ((403, {"error": {"type": "security_exception"}}), AgentMemError),
+        ((404, {"error": {"type": "resource_not_found_exception"}}), NotFoundError),
+    ],
+    ids=["503", "403", "404-not-an-index"],
+)
+@pytest.mark.parametrize("read", list(READS))
+def test_reads_raise_every_fault_but_a_missing_index(
+    index: OpenSearchBeliefIndex, fake: FakeConnection, reply: Reply, error: type[Exception], read: str
+) -> None:
+    answer(fake, reply)
+    with pytest.raises(AgentMemError) as raised:
+        READS[read](index)
+    assert type(raised.value) is error
