@@ -66,7 +66,7 @@ class SqliteBeliefStore:
     def copy_other_subjects(self, source: int, target: int, subject_id: str) -> None:
         """Copy every subject but `subject_id` from generation `source` into `target`, in one
         transaction, so a single-subject replay rebuilds only that subject."""
-        tables = ("observations", "chains", "beliefs", "beliefs_fts", "subject_revisions")
+        tables = ("observations", "chains", "beliefs", "subject_revisions")
         with self._db.write() as conn:
             for table in tables:
                 conn.execute(
@@ -74,3 +74,14 @@ class SqliteBeliefStore:
                     " WHERE tenant_id=? AND subject_id<>?",
                     (self._tenant, subject_id),
                 )
+            # Keyword rows get new rowids in the target, so their rowid map is rebuilt with them.
+            rows = conn.execute(
+                f"SELECT text, scope, tenant_id, subject_id, doc_id FROM beliefs_fts_g{int(source)}"
+                " WHERE tenant_id=? AND subject_id<>?",
+                (self._tenant, subject_id),
+            ).fetchall()
+            for text, scope, tenant, subject, doc_id in rows:
+                cursor = conn.execute(f"INSERT INTO beliefs_fts_g{int(target)} VALUES (?,?,?,?,?)",
+                                      (text, scope, tenant, subject, doc_id))  # fmt: skip
+                conn.execute(f"INSERT INTO fts_rows_g{int(target)} VALUES (?,?,?,?)",
+                             (tenant, subject, doc_id, cursor.lastrowid))  # fmt: skip

@@ -3,6 +3,7 @@ cosine search over an in-memory matrix of each subject's current vectors."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +41,10 @@ CREATE INDEX IF NOT EXISTS beliefs_g{g}_chain ON beliefs_g{g} (tenant_id, subjec
 CREATE INDEX IF NOT EXISTS beliefs_g{g}_current ON beliefs_g{g} (tenant_id, subject_id, current, doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS beliefs_fts_g{g} USING fts5(
     text, scope, tenant_id UNINDEXED, subject_id UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
+);
+CREATE TABLE IF NOT EXISTS fts_rows_g{g} (
+    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, doc_id TEXT NOT NULL, fts_rowid INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, subject_id, doc_id)
 );
 CREATE TABLE IF NOT EXISTS subject_revisions_g{g} (
     tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, revision INTEGER NOT NULL,
@@ -146,28 +151,31 @@ class SqliteBeliefIndex:
                     (self._tenant, subject_id, *row_values, subject_rev),
                 )
                 if belief.current:
-                    conn.execute(
-                        self._sql(
-                            "DELETE FROM beliefs_fts_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"
-                        ),
-                        (self._tenant, subject_id, belief.doc_id),
-                    )
-                    conn.execute(
-                        self._sql("INSERT INTO beliefs_fts_g{g} VALUES (?,?,?,?,?)"),
-                        (
-                            belief.text,
-                            scope_token(self._tenant, subject_id),
-                            self._tenant,
-                            subject_id,
-                            belief.doc_id,
-                        ),
-                    )
+                    self._index_text(conn, subject_id, belief)
             for gone in existing.keys() - {b.doc_id for b in chain}:
                 conn.execute(
                     self._sql("DELETE FROM beliefs_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"),
                     (self._tenant, subject_id, gone),
                 )
             conn.execute(self._sql("INSERT INTO chains_g{g} VALUES (?,?,?,?,1)" + UPSERT_REVISION), scope)
+
+    def _index_text(self, conn: sqlite3.Connection, subject_id: str, belief: Belief) -> None:
+        """Replace the keyword-index row of a current belief. FTS5 can only find a row fast by
+        its rowid, so the rowid is kept in fts_rows: a delete by doc id would scan the table."""
+        doc = (self._tenant, subject_id, belief.doc_id)
+        row = conn.execute(
+            self._sql("SELECT fts_rowid FROM fts_rows_g{g} WHERE tenant_id=? AND subject_id=? AND doc_id=?"),
+            doc,
+        ).fetchone()
+        if row is not None:
+            conn.execute(self._sql("DELETE FROM beliefs_fts_g{g} WHERE rowid=?"), (row[0],))
+        cursor = conn.execute(
+            self._sql("INSERT INTO beliefs_fts_g{g} VALUES (?,?,?,?,?)"),
+            (belief.text, scope_token(self._tenant, subject_id), self._tenant, subject_id, belief.doc_id),
+        )
+        conn.execute(
+            self._sql("INSERT OR REPLACE INTO fts_rows_g{g} VALUES (?,?,?,?)"), (*doc, cursor.lastrowid)
+        )
 
     # -- reads --------------------------------------------------------------------------------
 
