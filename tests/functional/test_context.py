@@ -90,7 +90,8 @@ def test_a_relevant_blob_is_inlined_when_it_fits_and_pointed_to_when_not(
     assert "Grocer 1999" in roomy["markdown"]
     tight = read(api[0], session_id="S1", query=query, budget_tokens=400, split=1.0)
     assert "Grocer 1999" not in tight["markdown"]
-    assert "stored by reference: file://" in tight["markdown"]
+    assert "stored by reference: sha256:" in tight["markdown"]
+    assert "file://" not in tight["markdown"]
 
 
 def test_cl100k_is_counted_with_its_own_encoding(api: tuple[MemoryClient, Services]) -> None:

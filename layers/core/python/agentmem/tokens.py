@@ -138,8 +138,14 @@ def _usable_cache_dir() -> Path:
     raise TokenizerDataError("no writable folder for tiktoken's cache; set TIKTOKEN_CACHE_DIR")
 
 
+_loaded: dict[str, tiktoken.Encoding] = {}
+
+
 def encoding(name: EncodingName) -> tiktoken.Encoding:
     """The tiktoken encoding `name`, seeded offline on first use; cached for the process."""
+    loaded = _loaded.get(name)
+    if loaded is not None:  # the hot path of every count: no lock, no environment read
+        return loaded
     _check_name(name)
     with _lock:
         directory = _usable_cache_dir()
@@ -150,7 +156,8 @@ def encoding(name: EncodingName) -> tiktoken.Encoding:
     import tiktoken
 
     # tiktoken keeps one Encoding per name for the process, behind its own lock.
-    return tiktoken.get_encoding(name)
+    _loaded[name] = tiktoken.get_encoding(name)
+    return _loaded[name]
 
 
 def count_tokens(text: str, encoding_name: EncodingName = DEFAULT_ENCODING) -> int:

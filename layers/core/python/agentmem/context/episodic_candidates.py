@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agentmem.context.text import event_text, leading_sentences, near_duplicate, words
+from agentmem.context.text import event_text, leading_sentences, shingle_set, similar, words
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import Event
 from agentmem.packing.model import Candidate, Dropped
 
 RRF_K = 60
 SHORT_CHARS = 240
+MAX_CANDIDATES = 200
 WEIGHTS = {"relevance": 1.0, "recency": 0.6}
 
 BlobReader = Callable[[Event], str]
@@ -52,7 +53,12 @@ def event_candidate(event: Event, score: float, *, inline: str | None) -> Candid
     text = event_text(event)
     if event.blob is not None:
         ref = event.blob
-        pointer = f"{head} stored by reference: {ref.uri} ({ref.bytes:,} bytes, {ref.media_type})"
+        # A content hash, not the storage uri: prompts must not carry local paths or bucket names.
+        fetch = f"GET /v1/sessions/{event.session_id}/events?after={event.seq - 1}&limit=1&resolve_blobs=true"
+        pointer = (
+            f"{head} stored by reference: sha256:{ref.sha256[:16]} ({ref.bytes:,} bytes, {ref.media_type};"
+            f" fetch with {fetch})"
+        )
         first_line = ref.preview.splitlines()[0] if ref.preview else ""
         short = f"{pointer}; begins: {first_line}" if first_line else pointer
         renders = ((f"{head} {inline}",) if inline else ()) + (short, head)
@@ -60,7 +66,7 @@ def event_candidate(event: Event, score: float, *, inline: str | None) -> Candid
         lead = leading_sentences(text, SHORT_CHARS)
         renders = (f"{head} {text}",) + ((f"{head} {lead}",) if lead and lead != text else ()) + (head,)
     return Candidate(
-        item_id=f"event:{event.session_id}:{event.seq}",
+        item_id=item_id(event),
         source="episodic",
         score=score,
         renders=renders,
@@ -71,34 +77,49 @@ def event_candidate(event: Event, score: float, *, inline: str | None) -> Candid
 def episodic_candidates(
     events: Sequence[Event], query: str, beliefs: Sequence[Belief], *, read_blob: BlobReader, budget: int
 ) -> tuple[list[Candidate], list[Dropped]]:
-    """Rank, drop what already stands as a belief, collapse near-duplicates, build renderings."""
+    """Drop what already stands as a belief, rank the rest, collapse near-duplicates among the
+    best MAX_CANDIDATES (a budget cannot place more, and pairwise comparison is quadratic)."""
     dropped: list[Dropped] = []
     kept: list[Event] = []
-    for event in sorted(events, key=lambda e: -e.seq):  # newest first: a duplicate keeps the newest
+    for event in sorted(events, key=lambda e: -e.seq):  # newest first
         covering = standing_beliefs(event, beliefs)
         if covering:
             ids = ", ".join(b.doc_id for b in covering)
-            dropped.append(
-                Dropped(f"event:{event.session_id}:{event.seq}", "episodic", f"stands as belief {ids}")
-            )
-            continue
-        twin = next((k for k in kept if near_duplicate(event_text(k), event_text(event))), None)
-        if twin is not None:
-            dropped.append(
-                Dropped(f"event:{event.session_id}:{event.seq}", "episodic", f"near-duplicate of #{twin.seq}")
-            )
-            continue
-        kept.append(event)
+            dropped.append(Dropped(item_id(event), "episodic", f"stands as belief {ids}"))
+        else:
+            kept.append(event)
     relevance = relevance_ranks(kept, query)
-    candidates = []
+    scored: list[tuple[float, Event]] = []
     for recency, event in enumerate(kept, start=1):
-        score = WEIGHTS["recency"] / (RRF_K + recency)
         rel = relevance.get(event.event_id) if relevance else None
-        if rel is not None:
-            score += WEIGHTS["relevance"] / (RRF_K + rel)
+        score = WEIGHTS["recency"] / (RRF_K + recency) + (
+            WEIGHTS["relevance"] / (RRF_K + rel) if rel else 0.0
+        )
+        scored.append((score, event))
+    scored.sort(key=lambda pair: (-pair[0], -pair[1].seq))
+    chosen: list[tuple[float, Event, set[tuple[str, ...]]]] = []
+    for score, event in scored:
+        if len(chosen) >= MAX_CANDIDATES:
+            dropped.append(
+                Dropped(item_id(event), "episodic", f"ranked below the session's top {MAX_CANDIDATES}")
+            )
+            continue
+        shingles = shingle_set(event_text(event))
+        twin = next((e for _, e, other in chosen if similar(shingles, other)), None)
+        if twin is not None:
+            dropped.append(Dropped(item_id(event), "episodic", f"near-duplicate of #{twin.seq}"))
+            continue
+        chosen.append((score, event, shingles))
+    candidates = []
+    for score, event, _ in chosen:
+        rel = relevance.get(event.event_id) if relevance else None
         # A blob is inlined only when the query is about it and it could possibly fit.
         inline = (
             read_blob(event) if event.blob and rel is not None and event.blob.bytes // 4 <= budget else None
         )
         candidates.append(event_candidate(event, score, inline=inline))
     return candidates, dropped
+
+
+def item_id(event: Event) -> str:
+    return f"event:{event.session_id}:{event.seq}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.packing.model import Candidate
 from agentmem.ports import Embedder
+from agentmem.semantic.fold import sessions_of_last_run
 from agentmem.semantic.ports import BeliefIndex
 
 RRF_K = 60
@@ -30,15 +31,15 @@ def change_note(belief: Belief) -> str:
     if not belief.flag or belief.previous is None:
         return ""
     before = ", ".join(belief.previous.session_ids)
-    now = sorted({p.session_id for p in belief.provenance if p.value == belief.value}) or ["?"]
-    return f"changed from {belief.previous.value} ({before}) to {belief.value} ({', '.join(now)})"
+    now = ", ".join(sessions_of_last_run(belief)) or "?"
+    return f"changed from {belief.previous.value} ({before}) to {belief.value} ({now})"
 
 
 def belief_candidate(belief: Belief, score: float) -> Candidate:
     note = change_note(belief)
-    sessions = sorted({p.session_id for p in belief.provenance})
     flagged = f" ⚠ {note}." if note else ""
-    full = f"**{belief.key}**: {belief.text} (v{belief.version}; stated in {', '.join(sessions)}){flagged}"
+    stated = ", ".join(sessions_of_last_run(belief))
+    full = f"**{belief.key}**: {belief.text} (v{belief.version}; stated in {stated}){flagged}"
     short = f"**{belief.key}**: {belief.value}{flagged}"
     identity = f"**{belief.key}**" + (" ⚠ contradicted" if belief.flag else "")
     return Candidate(

@@ -35,11 +35,16 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 
 
-def near_duplicate(a: str, b: str, threshold: float = 0.9) -> bool:
-    """Jaccard similarity of word 3-shingles; short texts compare word sets."""
-    wa, wb = words(a), words(b)
-    if len(wa) < 3 or len(wb) < 3:
-        return set(wa) == set(wb)
-    sa = {tuple(wa[i : i + 3]) for i in range(len(wa) - 2)}
-    sb = {tuple(wb[i : i + 3]) for i in range(len(wb) - 2)}
-    return len(sa & sb) / len(sa | sb) >= threshold
+def shingle_set(text: str) -> set[tuple[str, ...]]:
+    """Word 3-shingles of `text` (its words, one per shingle, when it has fewer than three)."""
+    w = words(text)
+    if len(w) < 3:
+        return {(word,) for word in w}
+    return {tuple(w[i : i + 3]) for i in range(len(w) - 2)}
+
+
+def similar(a: set[tuple[str, ...]], b: set[tuple[str, ...]], threshold: float = 0.9) -> bool:
+    """Near-duplicates: Jaccard similarity of their shingle sets at or over `threshold`."""
+    if not a or not b:
+        return a == b
+    return len(a & b) / len(a | b) >= threshold

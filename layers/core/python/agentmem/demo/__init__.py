@@ -3,6 +3,6 @@
 `python -m agentmem.demo` runs it; `run_sessions` runs the team for any number of sessions (the
 token benchmark uses it)."""
 
-from agentmem.demo.runner import PROMPT_BUDGET, Run, Step, run_sessions
+from agentmem.demo.runner import PROMPT_BUDGET, Run, Step, fresh_data_dir, run_sessions
 
-__all__ = ["PROMPT_BUDGET", "Run", "Step", "run_sessions"]
+__all__ = ["PROMPT_BUDGET", "Run", "Step", "fresh_data_dir", "run_sessions"]

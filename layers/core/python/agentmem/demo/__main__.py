@@ -12,8 +12,8 @@ import argparse
 import logging
 import os
 import re
+import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +23,7 @@ from agentmem.bootstrap import bootstrap
 from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
 from agentmem.demo.agents import TEAM, Agent
-from agentmem.demo.runner import PROMPT_BUDGET, Run, run_sessions
+from agentmem.demo.runner import PROMPT_BUDGET, Run, fresh_data_dir, run_sessions
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
 from agentmem.server import LocalServer
 from agentmem.settings import Settings
@@ -183,8 +183,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("agentmem").setLevel(logging.WARNING)
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    with tempfile.TemporaryDirectory(prefix="agentmem-demo-") as tmp:
-        run(Path(tmp), max(3, args.sessions))
+    data_dir = fresh_data_dir("agentmem-demo")
+    try:
+        run(data_dir, max(3, args.sessions))
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

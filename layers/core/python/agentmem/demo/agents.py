@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmem.client import MemoryClient
-from agentmem.demo.reading import Context
+from agentmem.demo.reading import Context, sentence
 from agentmem.demo.script import GOALS, Fact, SessionPlan
 from agentmem.demo.statements import analyse
 from agentmem.model.events import EventContent
@@ -56,7 +56,7 @@ def intake(desk: Desk) -> list[Output]:
     for fact in plan.profile:
         on_file = [line for line in ctx.lines(fact.key) if _same_topic(line, fact)]
         if on_file and not ctx.mentions(fact.key, *fact.value.lower().split()):
-            changes.append(f"{fact.key} was on file as '{on_file[0].split(' (v')[0]}', now '{fact.value}'")
+            changes.append(f"{fact.key} was on file as '{sentence(on_file[0])}', now '{fact.value}'")
     profile = {
         "client": "Priya",
         "session": f"{plan.session_id}, {plan.date}, {plan.title}",

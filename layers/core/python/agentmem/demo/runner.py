@@ -9,9 +9,12 @@ and so slightly undercounts it."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentmem.client import MemoryApiError, MemoryClient
@@ -60,6 +63,20 @@ class Transcript:
 
     def tokens(self, *, statements: bool = True) -> int:
         return sum(t for t, is_csv in self.pieces if statements or not is_csv)
+
+
+def fresh_data_dir(name: str) -> Path:
+    """A new, empty dir `<temp>/<name>-<n>` for the lowest free n. Blob URIs, which readers see,
+    then repeat from run to run, and so do token counts; a random suffix would change them."""
+    base = Path(tempfile.gettempdir())
+    for n in itertools.count(1):
+        path = base / f"{name}-{n}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")
 
 
 def read_context(client: MemoryClient, plan: SessionPlan, agent: Agent, budget: int, subject: str) -> str:

@@ -22,6 +22,17 @@ def provenance_of(obs: Observation) -> Provenance:
     return Provenance(session_id=obs.session_id, event_id=obs.event_id, seq=obs.seq, value=obs.value)
 
 
+def sessions_of_last_run(belief: Belief) -> list[str]:
+    """Sessions that stated `belief`'s value since it last became current, in statement order;
+    provenance spans every version, and a value held twice must not merge its two periods."""
+    run: list[str] = []
+    for p in reversed(belief.provenance):
+        if normalise_value(p.value) != normalise_value(belief.value):
+            break
+        run.append(p.session_id)
+    return list(dict.fromkeys(reversed(run)))
+
+
 def applied(chain: list[Belief], obs: Observation) -> bool:
     """True when `obs` already shaped this chain: a redelivered event changes nothing."""
     return bool(chain) and any(p.event_id == obs.event_id for p in chain[-1].provenance)
@@ -72,7 +83,7 @@ def step(chain: list[Belief], obs: Observation, decide: Decide) -> tuple[list[Be
     replaced = PriorValue(
         value=current.value,
         text=current.text,
-        session_ids=sorted({p.session_id for p in current.provenance if p.value == current.value}),
+        session_ids=sessions_of_last_run(current),
         until=obs.stated_at,
     )
     successor = Belief(
