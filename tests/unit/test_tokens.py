@@ -44,6 +44,7 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "tiktoken-cache"
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(directory))
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(tokens, "_loaded", {})
     return directory
 
 
@@ -124,6 +125,7 @@ def test_without_a_configured_dir_a_user_cache_is_used_and_published(
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(tokens, "_loaded", {})
     assert tokens.count_tokens(MIXED) == EXPECTED["o200k_base"]
     expected_dir = tmp_path / "xdg" / "agentmem" / "tiktoken"
     assert os.environ["TIKTOKEN_CACHE_DIR"] == str(expected_dir)
@@ -137,6 +139,7 @@ def test_an_empty_cache_setting_does_not_turn_the_cache_off(
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(tokens, "_loaded", {})
     assert tokens.count_tokens(MIXED, "cl100k_base") == EXPECTED["cl100k_base"]
     assert os.environ["TIKTOKEN_CACHE_DIR"] == str(tmp_path / "xdg" / "agentmem" / "tiktoken")
 
@@ -147,5 +150,6 @@ def test_the_guard_would_catch_a_download(
     # Proves the offline fixture bites: unseeded, tiktoken goes to the network and fails.
     monkeypatch.setattr(tokens, "seed", lambda name, directory: directory)
     monkeypatch.setattr(tokens, "_seeded", set())
+    monkeypatch.setattr(tokens, "_loaded", {})
     with pytest.raises(Exception, match="network access in a test"):
         tokens.count_tokens("x")
