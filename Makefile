@@ -34,6 +34,8 @@ test: lint typecheck
 
 bench: $(STAMP)
 	$(PY) bench/append.py
+	$(PY) bench/project.py
+	$(PY) bench/tokens.py
 
 synth: $(STAMP)
 	$(PY) -c "import subprocess,sys; sys.exit(subprocess.call(['npx','--yes','aws-cdk@2','synth','-c','tenant=acme','--quiet']))"
