@@ -4,26 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agentmem.context.text import event_text, leading_sentences, shingle_set, similar, words
+from agentmem.context.text import NearDuplicates, event_text, leading_sentences, shingle_set, words
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import Event
 from agentmem.packing.model import Candidate, Dropped
 
 RRF_K = 60
 SHORT_CHARS = 240
-MAX_CANDIDATES = 200
+MAX_CANDIDATES = 150
 WEIGHTS = {"relevance": 1.0, "recency": 0.6}
 
 BlobReader = Callable[[Event], str]
 
 
-def relevance_ranks(events: Sequence[Event], query: str) -> dict[str, int] | None:
+def relevance_ranks(
+    events: Sequence[Event], query: str, tokens: dict[str, list[str]]
+) -> dict[str, int] | None:
     """BM25 rank of each event that shares a word with the query; None when none does, so the
     caller falls back to recency alone instead of fusing a ranker that knows nothing."""
     from rank_bm25 import BM25Plus
 
     terms = words(query)
-    corpus = [words(event_text(e)) or ["_"] for e in events]
+    corpus = [tokens[e.event_id] or ["_"] for e in events]
     matching = [i for i, doc in enumerate(corpus) if not set(terms).isdisjoint(doc)]
     if not matching:
         return None
@@ -88,7 +90,8 @@ def episodic_candidates(
             dropped.append(Dropped(item_id(event), "episodic", f"stands as belief {ids}"))
         else:
             kept.append(event)
-    relevance = relevance_ranks(kept, query)
+    tokens = {e.event_id: words(event_text(e)) for e in kept}  # once: ranking and dedupe both use them
+    relevance = relevance_ranks(kept, query, tokens)
     scored: list[tuple[float, Event]] = []
     for recency, event in enumerate(kept, start=1):
         rel = relevance.get(event.event_id) if relevance else None
@@ -97,21 +100,21 @@ def episodic_candidates(
         )
         scored.append((score, event))
     scored.sort(key=lambda pair: (-pair[0], -pair[1].seq))
-    chosen: list[tuple[float, Event, set[tuple[str, ...]]]] = []
+    chosen: list[tuple[float, Event]] = []
+    seen = NearDuplicates()
     for score, event in scored:
         if len(chosen) >= MAX_CANDIDATES:
             dropped.append(
                 Dropped(item_id(event), "episodic", f"ranked below the session's top {MAX_CANDIDATES}")
             )
             continue
-        shingles = shingle_set(event_text(event))
-        twin = next((e for _, e, other in chosen if similar(shingles, other)), None)
+        twin = seen.add(event.seq, shingle_set(tokens[event.event_id]))
         if twin is not None:
-            dropped.append(Dropped(item_id(event), "episodic", f"near-duplicate of #{twin.seq}"))
+            dropped.append(Dropped(item_id(event), "episodic", f"near-duplicate of #{twin}"))
             continue
-        chosen.append((score, event, shingles))
+        chosen.append((score, event))
     candidates = []
-    for score, event, _ in chosen:
+    for score, event in chosen:
         rel = relevance.get(event.event_id) if relevance else None
         # A blob is inlined only when the query is about it and it could possibly fit.
         inline = (

@@ -35,16 +35,40 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 
 
-def shingle_set(text: str) -> set[tuple[str, ...]]:
-    """Word 3-shingles of `text` (its words, one per shingle, when it has fewer than three)."""
-    w = words(text)
+def shingle_set(w: list[str]) -> set[tuple[str, ...]]:
+    """Word 3-shingles of a text's words (the words themselves when there are fewer than three)."""
     if len(w) < 3:
         return {(word,) for word in w}
     return {tuple(w[i : i + 3]) for i in range(len(w) - 2)}
 
 
-def similar(a: set[tuple[str, ...]], b: set[tuple[str, ...]], threshold: float = 0.9) -> bool:
-    """Near-duplicates: Jaccard similarity of their shingle sets at or over `threshold`."""
-    if not a or not b:
-        return a == b
-    return len(a & b) / len(a | b) >= threshold
+class NearDuplicates:
+    """Texts kept so far, indexed by shingle: a new text is compared only with the kept texts it
+    shares shingles with, not with every one (pairwise comparison made a 1,000-event read slow)."""
+
+    def __init__(self, threshold: float = 0.9) -> None:
+        self._threshold = threshold
+        self._sizes: dict[int, int] = {}
+        self._holders: dict[tuple[str, ...], list[int]] = {}
+
+    def add(self, key: int, shingles: set[tuple[str, ...]]) -> int | None:
+        """The key of a kept near-duplicate of `shingles`, or None after keeping it under `key`."""
+        if not shingles:  # a text with no words duplicates another text with no words
+            empty = next((k for k, size in self._sizes.items() if size == 0), None)
+            if empty is None:
+                self._keep(key, shingles)
+            return empty
+        shared: dict[int, int] = {}
+        for shingle in shingles:
+            for other in self._holders.get(shingle, ()):
+                shared[other] = shared.get(other, 0) + 1
+        for other, common in sorted(shared.items()):
+            if common / (len(shingles) + self._sizes[other] - common) >= self._threshold:
+                return other
+        self._keep(key, shingles)
+        return None
+
+    def _keep(self, key: int, shingles: set[tuple[str, ...]]) -> None:
+        self._sizes[key] = len(shingles)
+        for shingle in shingles:
+            self._holders.setdefault(shingle, []).append(key)

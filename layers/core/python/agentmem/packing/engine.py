@@ -98,17 +98,23 @@ class _Packer:
         return chosen
 
     def fill(self, chosen: dict[str, int], tokens: int, shares: dict[str, float]) -> dict[str, int]:
-        """Retry the near misses at identity level against the exact count of the document."""
+        """Retry the near misses at identity level against the exact count of the document.
+        Lines are separate pre-tokens, so once a line of some cost fails in a section, lines of
+        that section that cost as much or more cannot fit either and are not counted again."""
+        failed_at: dict[str, int] = {}
         for c in self.ranked:
             identity = len(c.renders) - 1
             if c.item_id in chosen or c.source not in shares:
                 continue
-            if self.line_cost(c, identity) > self.budget - tokens + JOIN_MARGIN:
+            cost = self.line_cost(c, identity)
+            if cost > self.budget - tokens + JOIN_MARGIN or cost >= failed_at.get(c.source, cost + 1):
                 continue
             trial = {**chosen, c.item_id: identity}
             _, _, total = self.exact(trial)
             if total <= self.budget:
                 chosen, tokens = trial, total
+            else:
+                failed_at[c.source] = cost
         return chosen
 
     def upgrade(self, chosen: dict[str, int], ledger: _Ledger) -> dict[str, int]:
