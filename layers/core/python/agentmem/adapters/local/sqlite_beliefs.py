@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS beliefs_g{g} (
 );
 CREATE INDEX IF NOT EXISTS beliefs_g{g}_chain ON beliefs_g{g} (tenant_id, subject_id, key, member, version);
 CREATE INDEX IF NOT EXISTS beliefs_g{g}_current ON beliefs_g{g} (tenant_id, subject_id, current, doc_id);
+CREATE INDEX IF NOT EXISTS beliefs_g{g}_written ON beliefs_g{g} (tenant_id, subject_id, written_rev);
 CREATE VIRTUAL TABLE IF NOT EXISTS beliefs_fts_g{g} USING fts5(
     text, scope, tenant_id UNINDEXED, subject_id UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
 );
