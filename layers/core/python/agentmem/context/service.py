@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
-from agentmem.context.episodic_candidates import episodic_candidates
+from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.semantic_candidates import semantic_candidates
 from agentmem.episodic.service import EpisodicService
 from agentmem.errors import NotFoundError
@@ -35,6 +36,7 @@ class ContextService:
         self._episodic = episodic
         self._semantic = semantic  # built on first use: a read that skips beliefs never loads them
         self._count = count_tokens
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmem-context")
 
     def _session_events(self, session_id: str) -> list[Event]:
         events: list[Event] = []
@@ -44,6 +46,10 @@ class ContextService:
             if len(page) < PAGE:
                 break
         return events
+
+    def _ranked_session(self, request: ContextRequest) -> tuple[list[Event], SessionRanking]:
+        events = self._session_events(request.session_id)
+        return events, rank_session(events, request.query)
 
     def _read_blob(self, event: Event) -> str:
         resolved = self._episodic.resolve_blob(event).content
@@ -57,22 +63,25 @@ class ContextService:
         dropped: list[Dropped] = []
         beliefs: list[Belief] = []
         generation: int | None = None
-        events = self._session_events(request.session_id) if "episodic" in request.include else []
-        if events and events[0].subject_id != request.subject_id:
-            raise NotFoundError(
-                f"session {request.session_id} belongs to another subject", field="session_id"
-            )
+        # The log is read and ranked on a worker thread while the beliefs are searched here:
+        # SQLite, onnxruntime and numpy release the GIL, so the two overlap.
+        session = self._pool.submit(self._ranked_session, request) if "episodic" in request.include else None
         if "semantic" in request.include:
             semantic = self._semantic()
             index = semantic.store.active()
             generation = index.generation
             found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
             candidates += found
-            if not found and not events and not index.current(request.subject_id):
+            if not found and not index.current(request.subject_id) and not (session and session.result()[0]):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
-        if "episodic" in request.include:
+        events, ranking = session.result() if session is not None else ([], None)
+        if events and events[0].subject_id != request.subject_id:
+            raise NotFoundError(
+                f"session {request.session_id} belongs to another subject", field="session_id"
+            )
+        if ranking is not None:
             found, gone = episodic_candidates(
-                events, request.query, beliefs, read_blob=self._read_blob, budget=request.budget_tokens
+                events, ranking, beliefs, read_blob=self._read_blob, budget=request.budget_tokens
             )
             candidates += found
             dropped += gone

@@ -219,18 +219,16 @@ class SqliteBeliefIndex:
         match = fts_query(query, scope_token(self._tenant, subject_id))
         if not match or k <= 0:
             return []
-        rows = (
-            self._db.connection()
-            .execute(
-                self._sql(
-                    "SELECT doc_id, bm25(beliefs_fts_g{g}) AS rank FROM beliefs_fts_g{g}"
-                    " WHERE beliefs_fts_g{g} MATCH ? AND tenant_id=? AND subject_id=?"
-                    " ORDER BY rank, doc_id LIMIT ?"
-                ),
-                (match, self._tenant, subject_id, k),
-            )
-            .fetchall()
+        # The scope token already narrows MATCH to this tenant and subject; filtering the
+        # unindexed columns too, or sorting on them, would read every matching row. Bodies are
+        # then fetched by (tenant, subject, doc id), which checks both again.
+        ranked = self._db.connection().execute(
+            self._sql(
+                "SELECT doc_id, rank FROM beliefs_fts_g{g} WHERE beliefs_fts_g{g} MATCH ? ORDER BY rank LIMIT ?"
+            ),
+            (match, 2 * k),
         )
+        rows = sorted(ranked.fetchall(), key=lambda row: (row[1], row[0]))[:k]
         found = self._by_doc_ids(subject_id, [doc_id for doc_id, _ in rows])
         return [
             BeliefHit(belief=found[doc_id], score=-float(rank), source="keyword")
