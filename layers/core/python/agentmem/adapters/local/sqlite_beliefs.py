@@ -224,7 +224,8 @@ class SqliteBeliefIndex:
         # then fetched by (tenant, subject, doc id), which checks both again.
         ranked = self._db.connection().execute(
             self._sql(
-                "SELECT doc_id, rank FROM beliefs_fts_g{g} WHERE beliefs_fts_g{g} MATCH ? ORDER BY rank LIMIT ?"
+                "SELECT doc_id, rank FROM beliefs_fts_g{g}"
+                " WHERE beliefs_fts_g{g} MATCH ? ORDER BY rank LIMIT ?"
             ),
             (match, 2 * k),
         )
