@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -25,15 +25,12 @@ class Services:
     event_log: EventLog
     blobs: BlobStore
     episodic: EpisodicService
-    semantic_override: SemanticService | None = field(default=None, repr=False)
 
     @cached_property
     def semantic(self) -> SemanticService:
-        if self.semantic_override is not None:
-            return self.semantic_override
         from agentmem.semantic_wiring import build_semantic
 
-        return build_semantic(self.settings, self.event_log)
+        return build_semantic(self.settings)
 
     @cached_property
     def context(self) -> ContextService:

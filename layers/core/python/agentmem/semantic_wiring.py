@@ -3,7 +3,7 @@ write path imports none of them."""
 
 from __future__ import annotations
 
-from agentmem.ports import Embedder, EventLog
+from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.ports import LLM, BeliefStore
 from agentmem.semantic.service import SemanticService
@@ -50,7 +50,7 @@ def build_belief_store(settings: Settings, embedder: Embedder) -> BeliefStore:
     return SqliteBeliefStore(db, settings.tenant_id)
 
 
-def build_semantic(settings: Settings, event_log: EventLog) -> SemanticService:
+def build_semantic(settings: Settings) -> SemanticService:
     embedder = build_embedder(settings)
     catalog = FactTypeCatalog(
         settings.declared_fact_types(), allow_undeclared=settings.allow_undeclared_facts

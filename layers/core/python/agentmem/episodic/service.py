@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import uuid
 from collections.abc import Callable
@@ -150,8 +151,7 @@ class EpisodicService:
 
 
 def decode_blob(data: bytes, media_type: str) -> str | dict[str, object] | list[object]:
-    import json
-
+    """Blob bytes back as the event's content: JSON media types parse, everything else is text."""
     text = data.decode("utf-8")
     if media_type == "application/json" or media_type.endswith("+json"):
         try:
