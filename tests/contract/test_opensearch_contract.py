@@ -39,7 +39,7 @@ def opensearch() -> Iterator[OpenSearch]:
 class TestOpenSearchBeliefIndex(BeliefIndexContract):
     @pytest.fixture
     def make_store(self, opensearch: OpenSearch) -> Iterator[StoreFactory]:
-        from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefStore
+        from agentmem.adapters.aws.opensearch_belief_store import OpenSearchBeliefStore
 
         prefix = f"agentmem-test-{uuid.uuid4().hex[:10]}"
         engine = os.environ.get("OPENSEARCH_ENGINE", "faiss")

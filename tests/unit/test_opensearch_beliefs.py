@@ -17,7 +17,8 @@ import pytest
 from opensearchpy import Connection, OpenSearch
 from opensearchpy.exceptions import ConnectionError, ConnectionTimeout
 
-from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefIndex, OpenSearchBeliefStore
+from agentmem.adapters.aws.opensearch_belief_store import OpenSearchBeliefStore
+from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefIndex
 from agentmem.adapters.aws.opensearch_mappings import belief_index_body, revision_of
 from agentmem.adapters.local.rules_llm import RulesLLM
 from agentmem.errors import AgentMemError, BackendUnavailableError, NotFoundError, VersionConflictError

@@ -34,7 +34,7 @@ def build_llm(settings: Settings) -> LLM:
 
 def build_belief_store(settings: Settings, embedder: Embedder) -> BeliefStore:
     if settings.backend == "aws":
-        from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefStore
+        from agentmem.adapters.aws.opensearch_belief_store import OpenSearchBeliefStore
         from agentmem.adapters.aws.opensearch_client import opensearch_client
 
         return OpenSearchBeliefStore(
