@@ -13,7 +13,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import AgentMemError, BackendUnavailableError, InvalidInputError
+from agentmem.errors import AgentMemError, InvalidInputError
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime.client import BedrockRuntimeClient
@@ -26,11 +26,6 @@ DEFAULT_DIMENSIONS = 512
 # Titan V2 refuses inputText over 50,000 characters; refusing here names the field instead of
 # surfacing a ValidationException as a 500.
 MAX_INPUT_CHARS = 50_000
-# Bedrock answers these when the model is busy or cold; a later retry can succeed. The shared
-# translator does not know them (ModelTimeoutException is a 408, which is neither 429 nor 5xx).
-BEDROCK_RETRYABLE_CODES = frozenset(
-    {"ModelTimeoutException", "ModelNotReadyException", "ServiceUnavailableException"}
-)
 
 
 class BedrockEmbedder:
@@ -99,12 +94,7 @@ class BedrockEmbedder:
                 accept="application/json",
             )
             payload = json.loads(response["body"].read())
-        except ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", ""))
-            if code in BEDROCK_RETRYABLE_CODES:
-                raise BackendUnavailableError(f"embed text: model busy ({code})") from exc
-            raise translate_client_error(exc, "embed text") from exc
-        except BotoCoreError as exc:
+        except (ClientError, BotoCoreError) as exc:
             raise translate_client_error(exc, "embed text") from exc
         return self._unit_vector(payload)
 

@@ -30,9 +30,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ValidationError
 
-from agentmem.adapters.aws.bedrock_embedder import BEDROCK_RETRYABLE_CODES
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import AgentMemError, BackendUnavailableError
+from agentmem.errors import AgentMemError
 from agentmem.model.beliefs import Belief, FactInput, FactType, Observation, Verdict
 from agentmem.model.events import Event
 
@@ -229,13 +228,7 @@ class BedrockLLM:
     def _call(self, action: str, prompt: str, tool: OutputTool) -> Any:
         try:
             response = self._client.converse(**self.request(prompt, tool))
-        except ClientError as exc:
-            # ModelTimeoutException is a 408, which the shared translator does not count as retryable.
-            code = str(exc.response.get("Error", {}).get("Code", ""))
-            if code in BEDROCK_RETRYABLE_CODES:
-                raise BackendUnavailableError(f"{action}: model busy ({code})") from exc
-            raise translate_client_error(exc, action) from exc
-        except BotoCoreError as exc:
+        except (ClientError, BotoCoreError) as exc:
             raise translate_client_error(exc, action) from exc
         return self._payload(action, tool.name, response)
 

@@ -28,6 +28,10 @@ RETRYABLE_CODES = frozenset(
         "RequestTimeout",
         "RequestTimeoutException",
         "TransactionInProgressException",
+        # Bedrock, when a model is busy or cold; ModelTimeoutException is a 408, neither 429 nor 5xx.
+        "ModelTimeoutException",
+        "ModelNotReadyException",
+        "ServiceUnavailableException",
         "500",
         "503",
     }

@@ -1,0 +1,1 @@
+"""Procedural tier: authored skills, as a function library and a guidance library linked both ways."""
