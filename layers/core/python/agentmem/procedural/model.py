@@ -24,9 +24,9 @@ class SkillStatus(StrEnum):
     APPROVED = "approved"
 
 
-def _unique(ids: list[str]) -> list[str]:
-    """Drop repeats, keeping first occurrences in order."""
-    return list(dict.fromkeys(ids))
+def implementation_hash(implementation: str) -> str:
+    """sha256 hex of the UTF-8 implementation: what tells a rewrite from a restatement."""
+    return hashlib.sha256(implementation.encode("utf-8")).hexdigest()
 
 
 class FunctionSpec(BaseModel):
@@ -45,11 +45,11 @@ class FunctionSpec(BaseModel):
     status: SkillStatus = SkillStatus.DRAFT
     author: str = Field(default="", max_length=200)
 
-    _unique_deps = field_validator("depends_on")(_unique)
-    _unique_tags = field_validator("tags")(_unique)
-
-    def impl_hash(self) -> str:
-        return hashlib.sha256(self.implementation.encode("utf-8")).hexdigest()
+    @field_validator("depends_on", "tags")
+    @classmethod
+    def _unique(cls, ids: list[str]) -> list[str]:
+        """Drop repeats, keeping first occurrences in order."""
+        return list(dict.fromkeys(ids))
 
     def check_size(self) -> None:
         """Raise InvalidInputError naming `implementation` when it is over the size limit."""
@@ -66,12 +66,10 @@ class Function(FunctionSpec):
     """A stored function: its spec plus version, hash, timestamps and the guidance that links it."""
 
     version: int = Field(ge=1)
-    impl_hash_value: str = Field(alias="impl_hash", description="sha256 hex of the implementation.")
+    impl_hash: str = Field(description="sha256 hex of the implementation.")
     created_at: str
     updated_at: str
     guidance_ids: list[str] = Field(default_factory=list)
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 class GuidanceImage(BaseModel):
@@ -98,8 +96,11 @@ class GuidanceSpec(BaseModel):
     status: SkillStatus = SkillStatus.DRAFT
     author: str = Field(default="", max_length=200)
 
-    _unique_functions = field_validator("function_ids")(_unique)
-    _unique_tags = field_validator("tags")(_unique)
+    @field_validator("function_ids", "tags")
+    @classmethod
+    def _unique(cls, ids: list[str]) -> list[str]:
+        """Drop repeats, keeping first occurrences in order."""
+        return list(dict.fromkeys(ids))
 
 
 class Guidance(GuidanceSpec):

@@ -1,0 +1,34 @@
+"""The SQLite skill library against the SkillLibrary contract, plus its foreign keys."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.procedural.sqlite_library import SqliteSkillLibrary
+from tests.contract.skill_library_contract import LibraryFactory, SkillLibraryContract, fn
+
+
+class TestSqliteSkillLibrary(SkillLibraryContract):
+    @pytest.fixture
+    def db(self, tmp_path: Path) -> SqliteDatabase:
+        return SqliteDatabase(tmp_path / "db")
+
+    @pytest.fixture
+    def make_library(self, db: SqliteDatabase) -> LibraryFactory:
+        return lambda tenant: SqliteSkillLibrary(db, tenant)
+
+    def test_foreign_keys_are_enforced_by_sqlite(
+        self, db: SqliteDatabase, make_library: LibraryFactory
+    ) -> None:
+        library = make_library("acme")
+        library.put_function(fn("base"))
+        library.put_function(fn("user", "base"))
+        with pytest.raises(sqlite3.IntegrityError), db.write() as conn:
+            conn.execute("INSERT INTO skill_links VALUES ('acme', 'ghost-guide', 'base', 0, 0)")
+        with pytest.raises(sqlite3.IntegrityError), db.write() as conn:
+            conn.execute("DELETE FROM skill_functions WHERE tenant_id='acme' AND function_id='base'")
+        assert library.get_function("base").version == 1
