@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
-from agentmem.procedural.sqlite_library import SqliteSkillLibrary
+from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
 from tests.contract.skill_library_contract import LibraryFactory, SkillLibraryContract, fn
 
 

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.sqlite_skills_schema import SCHEMA
 from agentmem.errors import ConflictError, InvalidInputError, NotFoundError
 from agentmem.procedural.graph import dependency_order, find_cycle
 from agentmem.procedural.model import (
@@ -30,7 +31,6 @@ from agentmem.procedural.model import (
     SkillStatus,
     implementation_hash,
 )
-from agentmem.procedural.sqlite_schema import SCHEMA
 
 LINK = " WHERE tenant_id=? AND guidance_id=? AND function_id=?"
 
