@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from report import bar, percentile, print_table
+
 from agentmem.api.app import build_resolver
 from agentmem.bootstrap import bootstrap
 from agentmem.client import MemoryClient
@@ -86,14 +88,6 @@ class AppendResult:
     max_ms: float
     fsync_p50_ms: float  # a bare fsync on the same disk, measured just before the scenario
     stopped_by_budget: bool
-
-
-def percentile(sorted_values: list[float], p: float) -> float:
-    """Nearest-rank percentile of an ascending list."""
-    if not sorted_values:
-        return float("nan")
-    rank = max(1, round(p / 100 * len(sorted_values) + 0.5))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 def sample_request(writer: int, n: int) -> AppendEventRequest:
@@ -434,28 +428,6 @@ def measure_imports(runs: int) -> dict[str, Any]:
 
 
 # -- report ----------------------------------------------------------------------------------------
-
-
-def bar(value: float, limit: float, op: str, unit: str) -> dict[str, Any]:
-    ok = value <= limit if op == "<=" else value >= limit
-    return {"value": value, "limit": limit, "op": op, "unit": unit, "pass": ok}
-
-
-def print_table(headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    numeric = [
-        all(r[i].replace(".", "", 1).replace(",", "").isdigit() for r in rows) for i in range(len(headers))
-    ]
-
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric, strict=True)
-        )
-
-    print(fmt(headers))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print(fmt(row))
 
 
 def temp_fs() -> str:

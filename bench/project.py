@@ -39,10 +39,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from report import bar, percentile, print_table
 
 from agentmem.adapters.local.sqlite_log import SqliteEventLog
 from agentmem.bootstrap import bootstrap
@@ -72,14 +73,6 @@ Vector = npt.NDArray[np.float32]
 
 
 # -- shared helpers --------------------------------------------------------------------------------
-
-
-def percentile(sorted_values: list[float], p: float) -> float:
-    """Nearest-rank percentile of an ascending list."""
-    if not sorted_values:
-        return float("nan")
-    rank = max(1, round(p / 100 * len(sorted_values) + 0.5))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 @dataclass(frozen=True)
@@ -843,29 +836,6 @@ def run_growth(statements: int, budget_seconds: float) -> list[GrowthResult]:
 
 
 # -- report ----------------------------------------------------------------------------------------
-
-
-def bar(value: float, limit: float, op: str, unit: str) -> dict[str, Any]:
-    ok = value <= limit if op == "<=" else value >= limit
-    return {"value": value, "limit": limit, "op": op, "unit": unit, "pass": ok}
-
-
-def print_table(headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    numeric = [
-        all(not r[i] or r[i].replace(".", "", 1).replace(",", "").isdigit() for r in rows)
-        for i in range(len(headers))
-    ]
-
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric, strict=True)
-        )
-
-    print(fmt(headers))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print(fmt(row))
 
 
 def lat_row(label: str, lat: Latency) -> list[str]:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from report import bar, percentile, print_table
 
 from agentmem.api.app import build_resolver
 from agentmem.bootstrap import Services, bootstrap
@@ -293,14 +294,6 @@ def populate_session(services: Services, session_id: str, events: int, rng: rand
         )
 
 
-def percentile(sorted_values: list[float], p: float) -> float:
-    """Nearest-rank percentile of an ascending list."""
-    if not sorted_values:
-        return float("nan")
-    rank = max(1, round(p / 100 * len(sorted_values) + 0.5))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
-
-
 @dataclass(frozen=True)
 class ReadLatency:
     mode: str  # "in-process" | "http"
@@ -385,29 +378,6 @@ def measure_reads(quick: bool) -> tuple[dict[str, Any], list[ReadLatency]]:
 
 
 # -- report -------------------------------------------------------------------------------------------
-
-
-def bar(value: float, limit: float, op: str, unit: str) -> dict[str, Any]:
-    ok = value <= limit if op == "<=" else value >= limit
-    return {"value": value, "limit": limit, "op": op, "unit": unit, "pass": ok}
-
-
-def print_table(headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    numeric = [
-        all(r[i].replace(".", "", 1).replace(",", "").rstrip("%").lstrip("-").isdigit() for r in rows)
-        for i in range(len(headers))
-    ]
-
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric, strict=True)
-        )
-
-    print(fmt(headers))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print(fmt(row))
 
 
 def main() -> None:
