@@ -28,9 +28,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-# pytest exits 5 when it collects nothing; that is a broken suite here, so it fails too.
+# pytest exits 5 when it collects nothing: here that means a broken suite, so it fails loudly.
 test: lint typecheck
-	$(PY) -m pytest -n 2 --dist loadfile
+	$(PY) -m pytest -n 2 --dist loadfile; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; exit 1; fi; \
+	exit $$status
 
 bench: $(STAMP)
 	$(PY) bench/append.py
