@@ -29,6 +29,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 
 from agentmem.api.app import OPENAPI_PATH, build_resolver
 from agentmem.bootstrap import bootstrap
+from agentmem.semantic.health import prepare_for_writes
 from agentmem.server import LocalServer
 from agentmem.settings import Settings
 
@@ -38,6 +39,9 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 def _start(data_dir: Path) -> LocalServer:
     services = bootstrap(Settings(data_dir=data_dir))
+    # As `agentmem serve` does through its projector worker: the writer prepares the belief
+    # store and seeds the deep-health probe, so /v1/health/deep is healthy, not 503.
+    prepare_for_writes(services.semantic)
     return LocalServer(lambda: build_resolver(services), port=0).start()
 
 

@@ -12,6 +12,7 @@ from agentmem.settings import Settings
 
 if TYPE_CHECKING:
     from agentmem.context.service import ContextService
+    from agentmem.procedural.ports import SkillLibrary
     from agentmem.semantic.service import SemanticService
 
 
@@ -38,6 +39,18 @@ class Services:
         from agentmem.tokens import count_tokens
 
         return ContextService(self.event_log, self.episodic, lambda: self.semantic, count_tokens)
+
+    @cached_property
+    def skills(self) -> SkillLibrary:
+        """The procedural tier's library, built on first use. Local only so far: the API serves
+        its routes only on the local backend (see api.app)."""
+        from agentmem.adapters.local.sqlite_db import open_database
+        from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
+
+        db = open_database(
+            self.settings.data_dir / "agentmem.db", synchronous=self.settings.sqlite_synchronous
+        )
+        return SqliteSkillLibrary(db, self.settings.tenant_id)
 
 
 def _local_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:

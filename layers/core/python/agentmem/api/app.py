@@ -90,6 +90,10 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         app.include_router(beliefs_router(services))
         app.include_router(context_router(services))
         app.include_router(health_router(services))
+        if services.settings.backend == "local":  # no AWS adapter for the procedural tier yet
+            from agentmem.api.routes.skills import skills_router
+
+            app.include_router(skills_router(lambda: services.skills))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

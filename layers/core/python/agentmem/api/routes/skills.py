@@ -1,0 +1,223 @@
+"""Routes of the procedural tier: CRUD of the function and guidance libraries, a function's
+dependency closure, approval, and review of the links a rewrite put in doubt.
+
+Writes are upserts keyed by the id in the body: `POST` answers 201, `PUT` on the id's own path
+answers 200, and writing a spec identical to the stored version returns it unchanged. The library
+is fetched per request from `library_factory`, so building it (and opening its store) waits for
+the first procedural request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
+from pydantic import BaseModel, Field
+
+from agentmem.api.errors import error_responses
+from agentmem.errors import InvalidInputError
+from agentmem.model.common import ID_PATTERN
+from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
+from agentmem.procedural.ports import SkillLibrary
+
+FunctionId = Annotated[str, Path(pattern=ID_PATTERN, description="Function id.")]
+GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]
+
+TAGS = ["procedural"]
+
+
+class FunctionClosure(BaseModel):
+    """A function with everything it depends on, transitively, ready for a sandbox."""
+
+    function_id: str
+    items: list[Function] = Field(
+        description="Dependencies first, each after all of its own; the function itself is last."
+    )
+
+
+class LinkList(BaseModel):
+    items: list[Link]
+    next: str | None = Field(default=None, description="Always null: every matching link is returned.")
+
+
+def _created(model: type[BaseModel], description: str) -> dict[int, OpenAPIResponse]:
+    return {201: {"description": description, "content": {"application/json": {"model": model}}}}
+
+
+NO_CONTENT: dict[int, OpenAPIResponse] = {204: {"description": "Deleted; no body.", "content": {}}}
+
+
+def _created_json(body: BaseModel) -> Response[Any]:
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+def _no_content() -> Response[Any]:
+    """204 with no body and no content type (the document says so: `content: {}`)."""
+    return Response(status_code=204, content_type=None, body=None)
+
+
+def _same_id(path_value: str, body_value: str, field: str) -> None:
+    if path_value != body_value:
+        raise InvalidInputError(
+            f"{field} in the body ({body_value!r}) differs from the path ({path_value!r})", field=field
+        )
+
+
+def skills_router(library_factory: Callable[[], SkillLibrary]) -> APIGatewayRouter:
+    router = APIGatewayRouter()
+
+    # -- functions ---------------------------------------------------------------------------
+
+    @router.post(
+        "/v1/functions",
+        summary="Write a function: version 1, or a new version of an existing id",
+        responses={
+            **_created(Function, "Written (or an identical restatement of the stored version)."),
+            **error_responses(400, 415, 422, 503),
+        },
+        tags=TAGS,
+    )
+    def create_function(body: Annotated[FunctionSpec, Body()]) -> Response[Function]:
+        return _created_json(library_factory().put_function(body))
+
+    @router.get(
+        "/v1/functions/<function_id>",
+        summary="A function's current version, with the guidance that links it",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def get_function(function_id: FunctionId) -> Function:
+        return library_factory().get_function(function_id)
+
+    @router.put(
+        "/v1/functions/<function_id>",
+        summary="Rewrite a function; a changed implementation puts its links under review",
+        responses=error_responses(400, 415, 422, 503),
+        tags=TAGS,
+    )
+    def put_function(function_id: FunctionId, body: Annotated[FunctionSpec, Body()]) -> Function:
+        _same_id(function_id, body.function_id, "function_id")
+        return library_factory().put_function(body)
+
+    @router.delete(
+        "/v1/functions/<function_id>",
+        summary="Delete a function and unlink it from every guidance",
+        responses={**NO_CONTENT, **error_responses(404, 409, 422, 503)},
+        tags=TAGS,
+    )
+    def delete_function(function_id: FunctionId) -> Response[Any]:
+        library_factory().delete_function(function_id)
+        return _no_content()
+
+    @router.get(
+        "/v1/functions/<function_id>/closure",
+        summary="A function and its dependency closure, dependencies first",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def function_closure(function_id: FunctionId) -> FunctionClosure:
+        return FunctionClosure(function_id=function_id, items=library_factory().closure(function_id))
+
+    @router.post(
+        "/v1/functions/<function_id>/approve",
+        summary="Approve a function (no new version: the content is unchanged)",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def approve_function(function_id: FunctionId) -> Function:
+        approved = library_factory().approve("function", function_id)
+        assert isinstance(approved, Function)
+        return approved
+
+    # -- guidance ----------------------------------------------------------------------------
+
+    @router.post(
+        "/v1/guidance",
+        summary="Write guidance: version 1, or a new version of an existing id",
+        responses={
+            **_created(Guidance, "Written (or an identical restatement of the stored version)."),
+            **error_responses(400, 415, 422, 503),
+        },
+        tags=TAGS,
+    )
+    def create_guidance(body: Annotated[GuidanceSpec, Body()]) -> Response[Guidance]:
+        return _created_json(library_factory().put_guidance(body))
+
+    @router.get(
+        "/v1/guidance/<guidance_id>",
+        summary="Guidance's current version, with the functions it links now",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def get_guidance(guidance_id: GuidanceId) -> Guidance:
+        return library_factory().get_guidance(guidance_id)
+
+    @router.put(
+        "/v1/guidance/<guidance_id>",
+        summary="Rewrite guidance; links it keeps keep their review flag",
+        responses=error_responses(400, 415, 422, 503),
+        tags=TAGS,
+    )
+    def put_guidance(guidance_id: GuidanceId, body: Annotated[GuidanceSpec, Body()]) -> Guidance:
+        _same_id(guidance_id, body.guidance_id, "guidance_id")
+        return library_factory().put_guidance(body)
+
+    @router.delete(
+        "/v1/guidance/<guidance_id>",
+        summary="Delete guidance and unlink it from its functions",
+        responses={**NO_CONTENT, **error_responses(404, 422, 503)},
+        tags=TAGS,
+    )
+    def delete_guidance(guidance_id: GuidanceId) -> Response[Any]:
+        library_factory().delete_guidance(guidance_id)
+        return _no_content()
+
+    @router.post(
+        "/v1/guidance/<guidance_id>/approve",
+        summary="Approve guidance (no new version: the content is unchanged)",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def approve_guidance(guidance_id: GuidanceId) -> Guidance:
+        approved = library_factory().approve("guidance", guidance_id)
+        assert isinstance(approved, Guidance)
+        return approved
+
+    # -- links -------------------------------------------------------------------------------
+
+    @router.get(
+        "/v1/skills/links",
+        summary="Links between guidance and functions, optionally only those needing review",
+        responses=error_responses(422, 503),
+        tags=TAGS,
+    )
+    def list_links(
+        needs_review: Annotated[
+            bool | None, Query(description="Only links with this review flag; omit for all.")
+        ] = None,
+    ) -> LinkList:
+        return LinkList(items=library_factory().links(needs_review=needs_review))
+
+    @router.post(
+        "/v1/skills/links/<guidance_id>/<function_id>/confirm",
+        summary="Confirm a link after its function changed (clears needs_review)",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def confirm_link(guidance_id: GuidanceId, function_id: FunctionId) -> Link:
+        return library_factory().confirm_link(guidance_id, function_id)
+
+    @router.delete(
+        "/v1/skills/links/<guidance_id>/<function_id>",
+        summary="Drop a link from both sides; the guidance and function stay",
+        responses={**NO_CONTENT, **error_responses(404, 422, 503)},
+        tags=TAGS,
+    )
+    def drop_link(guidance_id: GuidanceId, function_id: FunctionId) -> Response[Any]:
+        library_factory().drop_link(guidance_id, function_id)
+        return _no_content()
+
+    return router
