@@ -9,12 +9,10 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.local.sqlite_db import open_database
-from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
 from agentmem.api.app import build_resolver
-from agentmem.api.routes.skills import skills_router
 from agentmem.bootstrap import Services
 from agentmem.procedural.model import MAX_IMPLEMENTATION_BYTES
+from agentmem.procedural.ports import SkillLibrary
 from tests.conftest import FakeLambdaContext
 
 Call = Callable[..., tuple[int, Any]]
@@ -23,15 +21,14 @@ REVIEW, CLEAN = {"needs_review": "true"}, {"needs_review": "false"}
 
 
 @pytest.fixture
-def library(services: Services) -> SqliteSkillLibrary:
-    db = open_database(services.settings.data_dir / "agentmem.db")
-    return SqliteSkillLibrary(db, services.settings.tenant_id)
+def library(services: Services) -> SkillLibrary:
+    """The library the API itself wires (services.skills), so tests can look behind the routes."""
+    return services.skills
 
 
 @pytest.fixture
-def api(services: Services, library: SqliteSkillLibrary) -> Call:
+def api(services: Services, library: SkillLibrary) -> Call:
     app = build_resolver(services)
-    app.include_router(skills_router(lambda: library))
 
     def call(
         method: str, path: str, body: Any = None, query: dict[str, str] | None = None
