@@ -11,8 +11,9 @@ from agentmem.ports import BlobStore, EventLog
 from agentmem.settings import Settings
 
 if TYPE_CHECKING:
+    from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
     from agentmem.context.service import ContextService
-    from agentmem.procedural.ports import SkillLibrary
+    from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.service import SemanticService
 
 
@@ -38,10 +39,17 @@ class Services:
         from agentmem.context.service import ContextService
         from agentmem.tokens import count_tokens
 
-        return ContextService(self.event_log, self.episodic, lambda: self.semantic, count_tokens)
+        local = self.settings.backend == "local"
+        return ContextService(
+            self.event_log,
+            self.episodic,
+            lambda: self.semantic,
+            count_tokens,
+            skills=(lambda: self.skill_search) if local else None,
+        )
 
     @cached_property
-    def skills(self) -> SkillLibrary:
+    def skills(self) -> SqliteSkillLibrary:
         """The procedural tier's library, built on first use. Local only so far: the API serves
         its routes only on the local backend (see api.app)."""
         from agentmem.adapters.local.sqlite_db import open_database
@@ -51,6 +59,21 @@ class Services:
             self.settings.data_dir / "agentmem.db", synchronous=self.settings.sqlite_synchronous
         )
         return SqliteSkillLibrary(db, self.settings.tenant_id)
+
+    @cached_property
+    def skill_search(self) -> SkillSearch:
+        """Search of the procedural tier (local only, like `skills`): its index lives in the same
+        SQLite file and embeds with the semantic tier's embedder, loaded on first need."""
+        from agentmem.adapters.local.sqlite_db import open_database
+        from agentmem.adapters.local.sqlite_skill_index import SqliteSkillIndex
+        from agentmem.procedural.search import SkillSearch
+        from agentmem.tokens import count_tokens
+
+        db = open_database(
+            self.settings.data_dir / "agentmem.db", synchronous=self.settings.sqlite_synchronous
+        )
+        index = SqliteSkillIndex(db, self.settings.tenant_id)
+        return SkillSearch(self.skills, index, lambda: self.semantic.embedder, count_tokens)
 
 
 def _local_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:

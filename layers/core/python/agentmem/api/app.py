@@ -93,7 +93,7 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         if services.settings.backend == "local":  # no AWS adapter for the procedural tier yet
             from agentmem.api.routes.skills import skills_router
 
-            app.include_router(skills_router(lambda: services.skills))
+            app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

@@ -16,6 +16,7 @@ from agentmem.model.events import Event
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports import EventLog
+from agentmem.procedural.search import SkillSearch
 from agentmem.semantic.service import SemanticService
 from agentmem.tokens import EncodingName
 
@@ -31,11 +32,13 @@ class ContextService:
         episodic: EpisodicService,
         semantic: Callable[[], SemanticService],
         count_tokens: TokenCounter,
+        skills: Callable[[], SkillSearch] | None = None,
     ) -> None:
         self._log = log
         self._episodic = episodic
         self._semantic = semantic  # built on first use: a read that skips beliefs never loads them
         self._count = count_tokens
+        self._skills = skills  # None where the procedural tier has no adapter (AWS, so far)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmem-context")
 
     def _session_events(self, session_id: str) -> list[Event]:
@@ -87,10 +90,19 @@ class ContextService:
             dropped += gone
             if not events:
                 notes.append(f"session {request.session_id} has no events yet")
-        if "skills" in request.include:
+        skills = "skills" in request.include and self._skills is not None
+        if skills:
+            assert self._skills is not None
+            candidates += self._skills().candidates(request.query)
+        elif "skills" in request.include:
             notes.append("skills: the procedural tier is not available in this deployment yet")
-        shares = {"episodic": request.split, "semantic": 1.0 - request.split}
-        shares = {k: v for k, v in shares.items() if k in request.include}
+        # The episodic share is `split`; the rest is split evenly between the other sources asked for.
+        others: list[str] = [
+            s for s in ("semantic", "skills") if s in request.include and (s != "skills" or skills)
+        ]
+        shares = {s: (1.0 - request.split) / len(others) for s in others}
+        if "episodic" in request.include:
+            shares["episodic"] = request.split
         if all(v == 0 for v in shares.values()):
             shares = dict.fromkeys(shares, 1.0)
         packed = pack(
@@ -100,6 +112,7 @@ class ContextService:
             sections=[
                 Section("semantic", f"What is known about {request.subject_id}"),
                 Section("episodic", f"This session ({request.session_id})"),
+                Section("skills", "Skills for this task"),
             ],
             title=f"Context for {request.agent}: {request.query.strip()[:120]}",
             count=lambda text: self._count(text, request.encoding),

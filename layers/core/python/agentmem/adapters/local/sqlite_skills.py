@@ -258,6 +258,18 @@ class SqliteSkillLibrary:
         if not deleted:
             raise NotFoundError(f"no guidance {guidance_id!r}", field="guidance_id")
 
+    def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
+        """(kind, id, status, stamp) of every item, cheaply: what a search index compares with what
+        it indexed. The stamp (version and updated_at) changes on every write and on approval."""
+        rows = self._db.connection().execute(
+            "SELECT 'function', function_id, json_extract(body, '$.status'),"
+            " version || '|' || json_extract(body, '$.updated_at') FROM skill_functions WHERE tenant_id=?1"
+            " UNION ALL SELECT 'guidance', guidance_id, json_extract(body, '$.status'),"
+            " version || '|' || json_extract(body, '$.updated_at') FROM skill_guidance WHERE tenant_id=?1",
+            (self._tenant,),
+        )
+        return [(kind, skill_id, status, stamp) for kind, skill_id, status, stamp in rows]
+
     # -- links and review --------------------------------------------------------------------
 
     def links(self, *, needs_review: bool | None = None) -> list[Link]:

@@ -22,6 +22,7 @@ from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
 from agentmem.procedural.ports import SkillLibrary
+from agentmem.procedural.search import SkillSearch, SkillSearchRequest, SkillSearchResponse
 
 FunctionId = Annotated[str, Path(pattern=ID_PATTERN, description="Function id.")]
 GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]
@@ -66,8 +67,27 @@ def _same_id(path_value: str, body_value: str, field: str) -> None:
         )
 
 
-def skills_router(library_factory: Callable[[], SkillLibrary]) -> APIGatewayRouter:
+def skills_router(
+    library_factory: Callable[[], SkillLibrary], search_factory: Callable[[], SkillSearch]
+) -> APIGatewayRouter:
     router = APIGatewayRouter()
+
+    # -- search ------------------------------------------------------------------------------
+
+    @router.post(
+        "/v1/skills/search",
+        summary="Find approved functions and guidance for a task, by meaning and by keyword",
+        description=(
+            "Searches both libraries as peers: a vector ranker and a BM25 ranker, fused with "
+            "reciprocal rank fusion (k=60). Functions carry their dependency closure and "
+            "`guidance_ids`; guidance carries `function_ids`. Drafts are never returned. With "
+            "`budget_tokens`, `markdown` renders the found items within that budget."
+        ),
+        responses=error_responses(400, 415, 422, 503),
+        tags=TAGS,
+    )
+    def search_skills(body: Annotated[SkillSearchRequest, Body()]) -> SkillSearchResponse:
+        return search_factory().search(body)
 
     # -- functions ---------------------------------------------------------------------------
 

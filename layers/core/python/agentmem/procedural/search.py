@@ -1,0 +1,313 @@
+"""Search of the skill library: both libraries as peers, by meaning and by keyword, fused with
+reciprocal rank fusion (k=60), and rendered through the one packing engine.
+
+Indexing is lazy (the simplest design that stays correct without touching every write path): on
+each search, `SkillSearch.sync` reads the library's cheap stamps (kind, id, status, version and
+updated_at), compares them with the stamps the index stored, embeds the texts of every approved
+item that is new or changed in one batch call, and removes the rows of items that were deleted or
+are no longer approved. Drafts are therefore never indexed, so never found. The cost of a search
+whose library did not change is one stamp query per side.
+
+- A function is indexed as name + signature + docstring + tags; guidance as title + content + tags.
+- Each ranker returns up to `max(SEARCH_K, 3k)` items of both kinds together; plain RRF (every
+  ranker weighs 1) fuses them, and the best `k` functions and best `k` guidance are returned.
+- A function arrives with its dependency closure (ids, dependencies first) and `guidance_ids`;
+  guidance arrives with `function_ids`, so either result leads to the other by id.
+- With `budget_tokens`, the found items are packed into a markdown document under the budget,
+  each at its full, short or identity rendering (as `POST /v1/context` does)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from agentmem.errors import NotFoundError
+from agentmem.packing.engine import pack
+from agentmem.packing.model import Candidate, Dropped, Section
+from agentmem.ports import Embedder
+from agentmem.procedural.model import Function, Guidance, SkillKind, SkillStatus
+from agentmem.procedural.ports import SkillLibrary
+from agentmem.tokens import DEFAULT_ENCODING
+
+RRF_K = 60
+SEARCH_K = 30
+MAX_BUDGET = 50_000
+SOURCE = "skills"
+SkillKey = tuple[str, str]
+"""(kind, id) of one library item."""
+
+
+@dataclass(frozen=True)
+class IndexedSkill:
+    kind: str
+    skill_id: str
+    stamp: str
+    text: str
+    vector: Sequence[float]
+
+
+class StampedLibrary(SkillLibrary, Protocol):
+    def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
+        """(kind, id, status, stamp) of every item; the stamp is `{version}|{updated_at}`."""
+        ...
+
+
+class SkillIndex(Protocol):
+    def stamps(self) -> dict[SkillKey, str]: ...
+
+    def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None: ...
+
+    def vector_search(self, vector: Sequence[float], k: int) -> list[SkillKey]: ...
+
+    def keyword_search(self, text: str, k: int) -> list[SkillKey]: ...
+
+
+class SkillSearchRequest(BaseModel):
+    task: str = Field(min_length=1, max_length=4000, description="What the agent is about to do.")
+    k: int = Field(default=5, ge=1, le=50, description="At most this many functions and this many guidance.")
+    budget_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_BUDGET,
+        description="When given, the answer carries `markdown` rendering the found items within it.",
+    )
+
+
+class FunctionHit(Function):
+    score: float = Field(description="Fused RRF score.")
+    closure: list[str] = Field(description="Ids of the function and its dependencies, dependencies first.")
+
+
+class GuidanceHit(Guidance):
+    score: float = Field(description="Fused RRF score.")
+
+
+class FusedRank(BaseModel):
+    item_id: str = Field(description="`function:{id}` or `guidance:{id}`.")
+    rank: int
+    score: float
+    ranks: dict[str, int] = Field(description="Its rank in each ranker that found it.")
+
+
+class SearchDropped(BaseModel):
+    item_id: str
+    reason: str
+
+
+class SkillSearchTrace(BaseModel):
+    candidates: dict[str, list[str]] = Field(description="Item ids each ranker found, best first.")
+    fused: list[FusedRank]
+    dropped: list[SearchDropped]
+    indexed: int = Field(description="Items (re)embedded by this search's index catch-up.")
+    unindexed: int = Field(description="Items this search's catch-up removed from the index.")
+
+
+class SkillSearchResponse(BaseModel):
+    functions: list[FunctionHit]
+    guidance: list[GuidanceHit]
+    trace: SkillSearchTrace
+    markdown: str | None = Field(default=None, description="Only when `budget_tokens` was given.")
+    used_tokens: int | None = None
+
+
+def item_id(key: SkillKey) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def index_text(item: Function | Guidance) -> str:
+    if isinstance(item, Function):
+        parts = [item.name, item.signature, item.docstring]
+    else:
+        parts = [item.title, item.content]
+    return "\n".join(p for p in [*parts, " ".join(item.tags)] if p)
+
+
+def fuse(result_lists: dict[str, list[SkillKey]]) -> list[tuple[SkillKey, float, dict[str, int]]]:
+    """Reciprocal rank fusion: each ranker adds 1/(60 + rank); ties break on the key."""
+    scores: dict[SkillKey, float] = {}
+    ranks: dict[SkillKey, dict[str, int]] = {}
+    for ranker, keys in result_lists.items():
+        for rank, key in enumerate(keys, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            ranks.setdefault(key, {})[ranker] = rank
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    return [(key, scores[key], ranks[key]) for key in ordered]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _first_sentence(text: str) -> str:
+    flat = _flat(text)
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
+
+
+def _ids(label: str, ids: Sequence[str]) -> str:
+    return f"; {label}: " + ", ".join(f"`{i}`" for i in ids) if ids else ""
+
+
+def skill_candidate(hit: FunctionHit | GuidanceHit) -> Candidate:
+    """One found item for the packer, at full, short and identity renderings."""
+    if isinstance(hit, FunctionHit):
+        sig = hit.signature or hit.name
+        refs = _ids("closure", hit.closure) + _ids("guidance", hit.guidance_ids)
+        doc = _flat(hit.docstring)
+        renders = (
+            f"**{hit.name}** `{sig}`"
+            + (f": {doc}" if doc else "")
+            + f" (function `{hit.function_id}`{refs})",
+            f"**{hit.name}** `{sig}`: {_first_sentence(hit.docstring)} (function `{hit.function_id}`)",
+            f"function `{hit.function_id}`",
+        )
+        key: SkillKey = ("function", hit.function_id)
+    else:
+        refs = _ids("functions", hit.function_ids)
+        content = _flat(hit.content)
+        renders = (
+            f"**{hit.title}**"
+            + (f": {content}" if content else "")
+            + f" (guidance `{hit.guidance_id}`{refs})",
+            f"**{hit.title}** (guidance `{hit.guidance_id}`{refs})",
+            f"guidance `{hit.guidance_id}`",
+        )
+        key = ("guidance", hit.guidance_id)
+    return Candidate(
+        item_id=item_id(key),
+        source=SOURCE,
+        score=hit.score,
+        renders=tuple(dict.fromkeys(renders)),  # an item with nothing to shorten keeps fewer levels
+        meta={"kind": key[0], "id": key[1], "version": hit.version},
+    )
+
+
+def _normalised(vector: Sequence[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
+
+
+class SkillSearch:
+    def __init__(
+        self,
+        library: StampedLibrary,
+        index: SkillIndex,
+        embedder: Callable[[], Embedder],
+        count_tokens: Callable[[str], int],
+    ) -> None:
+        self._library = library
+        self._index = index
+        self._embedder = embedder  # built on first use: a search of an empty library loads no model
+        self._count = count_tokens
+
+    def _get(self, key: SkillKey) -> Function | Guidance | None:
+        try:
+            if key[0] == "function":
+                return self._library.get_function(key[1])
+            return self._library.get_guidance(key[1])
+        except NotFoundError:
+            return None
+
+    def sync(self) -> tuple[int, int]:
+        """Bring the index up to the library; returns (items embedded, items removed)."""
+        approved = {
+            (kind, skill_id): stamp
+            for kind, skill_id, status, stamp in self._library.stamps()
+            if status == SkillStatus.APPROVED.value
+        }
+        indexed = self._index.stamps()
+        remove = [key for key in indexed if key not in approved]
+        items: list[tuple[SkillKey, Function | Guidance]] = []
+        for key, stamp in sorted(approved.items()):
+            if indexed.get(key) == stamp:
+                continue
+            item = self._get(key)
+            if item is not None and item.status is SkillStatus.APPROVED:
+                items.append((key, item))
+            elif key in indexed:
+                remove.append(key)
+        texts = [index_text(item) for _, item in items]
+        vectors = self._embedder().embed(texts) if texts else []
+        put = [
+            IndexedSkill(key[0], key[1], f"{item.version}|{item.updated_at}", text, _normalised(vector))
+            for (key, item), text, vector in zip(items, texts, vectors, strict=True)
+        ]
+        self._index.update(put, remove)
+        return len(put), len(remove)
+
+    def search(self, request: SkillSearchRequest) -> SkillSearchResponse:
+        indexed, removed = self.sync()
+        depth = max(SEARCH_K, 3 * request.k)
+        lists = {
+            "vector": self._index.vector_search(_normalised(self._embedder().embed([request.task])[0]), depth)
+            if self._index.stamps()
+            else [],
+            "keyword": self._index.keyword_search(request.task, depth),
+        }
+        fused = fuse(lists)
+        functions: list[FunctionHit] = []
+        guidance: list[GuidanceHit] = []
+        dropped: list[SearchDropped] = []
+        for key, score, _ in fused:
+            kept = functions if key[0] == "function" else guidance
+            if len(kept) >= request.k:
+                dropped.append(
+                    SearchDropped(item_id=item_id(key), reason=f"below the top {request.k} {key[0]}")
+                )
+                continue
+            item = self._get(key)
+            if item is None or item.status is not SkillStatus.APPROVED:
+                dropped.append(
+                    SearchDropped(item_id=item_id(key), reason="no longer approved in the library")
+                )
+            elif isinstance(item, Function):
+                closure = [f.function_id for f in self._library.closure(item.function_id)]
+                functions.append(FunctionHit(**item.model_dump(), score=score, closure=closure))
+            else:
+                guidance.append(GuidanceHit(**item.model_dump(), score=score))
+        response = SkillSearchResponse(
+            functions=functions,
+            guidance=guidance,
+            trace=SkillSearchTrace(
+                candidates={name: [item_id(k) for k in keys] for name, keys in lists.items()},
+                fused=[
+                    FusedRank(item_id=item_id(key), rank=i, score=score, ranks=ranks)
+                    for i, (key, score, ranks) in enumerate(fused, start=1)
+                ],
+                dropped=dropped,
+                indexed=indexed,
+                unindexed=removed,
+            ),
+        )
+        if request.budget_tokens is None:
+            return response
+        packed = pack(
+            self.candidates_of(response),
+            budget=request.budget_tokens,
+            shares={SOURCE: 1.0},
+            sections=[Section(SOURCE, "Skills")],
+            title=f"Skills for: {_flat(request.task)[:120]}",
+            count=self._count,
+            encoding=DEFAULT_ENCODING,
+        )
+        response.trace.dropped += [_dropped(d) for d in packed.dropped]
+        response.markdown = packed.markdown
+        response.used_tokens = packed.tokens
+        return response
+
+    @staticmethod
+    def candidates_of(response: SkillSearchResponse) -> list[Candidate]:
+        hits: list[FunctionHit | GuidanceHit] = [*response.functions, *response.guidance]
+        return [skill_candidate(hit) for hit in hits]
+
+    def candidates(self, task: str, k: int = 5) -> list[Candidate]:
+        """The found items of `task` as packing candidates of source "skills" (for /v1/context)."""
+        return self.candidates_of(self.search(SkillSearchRequest(task=task[:4000], k=k)))
+
+
+def _dropped(d: Dropped) -> SearchDropped:
+    return SearchDropped(item_id=d.item_id, reason=d.reason)
