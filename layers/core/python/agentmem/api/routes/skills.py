@@ -22,7 +22,8 @@ from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
 from agentmem.procedural.ports import SkillLibrary
-from agentmem.procedural.search import SkillSearch, SkillSearchRequest, SkillSearchResponse
+from agentmem.procedural.search import SkillSearch
+from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 
 FunctionId = Annotated[str, Path(pattern=ID_PATTERN, description="Function id.")]
 GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]

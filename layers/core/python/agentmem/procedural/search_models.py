@@ -1,0 +1,57 @@
+"""Request and response bodies of `POST /v1/skills/search`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agentmem.procedural.model import Function, Guidance
+
+MAX_BUDGET = 50_000
+
+
+class SkillSearchRequest(BaseModel):
+    task: str = Field(min_length=1, max_length=4000, description="What the agent is about to do.")
+    k: int = Field(default=5, ge=1, le=50, description="At most this many functions and this many guidance.")
+    budget_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_BUDGET,
+        description="When given, the answer carries `markdown` rendering the found items within it.",
+    )
+
+
+class FunctionHit(Function):
+    score: float = Field(description="Fused RRF score.")
+    closure: list[str] = Field(description="Ids of the function and its dependencies, dependencies first.")
+
+
+class GuidanceHit(Guidance):
+    score: float = Field(description="Fused RRF score.")
+
+
+class FusedRank(BaseModel):
+    item_id: str = Field(description="`function:{id}` or `guidance:{id}`.")
+    rank: int
+    score: float
+    ranks: dict[str, int] = Field(description="Its rank in each ranker that found it.")
+
+
+class SearchDropped(BaseModel):
+    item_id: str
+    reason: str
+
+
+class SkillSearchTrace(BaseModel):
+    candidates: dict[str, list[str]] = Field(description="Item ids each ranker found, best first.")
+    fused: list[FusedRank]
+    dropped: list[SearchDropped]
+    indexed: int = Field(description="Items (re)embedded by this search's index catch-up.")
+    unindexed: int = Field(description="Items this search's catch-up removed from the index.")
+
+
+class SkillSearchResponse(BaseModel):
+    functions: list[FunctionHit]
+    guidance: list[GuidanceHit]
+    trace: SkillSearchTrace
+    markdown: str | None = Field(default=None, description="Only when `budget_tokens` was given.")
+    used_tokens: int | None = None
