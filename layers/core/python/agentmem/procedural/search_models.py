@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from agentmem.model.context import MAX_BUDGET
 from agentmem.procedural.model import Function, Guidance
-
-MAX_BUDGET = 50_000
 
 
 class SkillSearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     task: str = Field(min_length=1, max_length=4000, description="What the agent is about to do.")
     k: int = Field(default=5, ge=1, le=50, description="At most this many functions and this many guidance.")
     budget_tokens: int | None = Field(
