@@ -13,11 +13,9 @@ import pytest
 from agentmem.adapters.local.sqlite_db import open_database
 from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
 from agentmem.errors import InvalidInputError, NotFoundError
-from agentmem.procedural.agent_skills import (
+from agentmem.procedural.agent_skills import export_folder, export_zip, import_bundle
+from agentmem.procedural.agent_skills_read import (
     MAX_ZIP_BYTES,
-    export_folder,
-    export_zip,
-    import_bundle,
     read_skill_folder,
     read_skill_zip,
     sanitize_identifier,
