@@ -75,4 +75,24 @@ def test_an_item_is_dropped_only_when_degrading_everything_would_not_make_room(
     by_id = {c.item_id: c for c in cands}
     for dropped in packed.dropped:
         extra = Placed(by_id[dropped.item_id], len(by_id[dropped.item_id].renders) - 1, 0)
-        assert count_tokens(render(title, SECTIONS, [*at_identity, extra])) > budget, dropped
+        # In rank order, where the packer would have put it: a line's tokens depend on its neighbours.
+        with_it = sorted([*at_identity, extra], key=lambda p: (-p.candidate.score, p.candidate.item_id))
+        assert count_tokens(render(title, SECTIONS, with_it)) > budget, dropped
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cands=candidates(), encoding=st.sampled_from(["o200k_base", "cl100k_base"]), data=st.data())
+def test_the_document_count_is_the_sum_of_its_line_chunks(
+    cands: list[Candidate], encoding: str, data: st.DataObject
+) -> None:
+    """What lets the packer count without rendering: tiktoken never joins two lines."""
+    from agentmem.packing.engine import _Packer, rank
+
+    ranked = rank(cands)
+    counter = lambda t: count_tokens(t, encoding)  # type: ignore[arg-type]  # noqa: E731
+    packer = _Packer(ranked, 10_000, SECTIONS, "Context for planner: what next?", counter)
+    levels = {
+        c.item_id: data.draw(st.integers(0, len(c.renders) - 1)) for c in ranked if data.draw(st.booleans())
+    }
+    placed = [Placed(c, levels[c.item_id], 0) for c in ranked if c.item_id in levels]
+    assert packer.tokens_of(levels) == counter(render("Context for planner: what next?", SECTIONS, placed))

@@ -65,6 +65,7 @@ class _Packer:
         self.count = count
         self.headings = {s.source: count(f"\n\n## {s.heading}\n") for s in sections}
         self._costs: dict[tuple[str, int], int] = {}
+        self._chunks: dict[str, int] = {}
 
     def line_cost(self, c: Candidate, level: int) -> int:
         key = (c.item_id, level)
@@ -72,14 +73,42 @@ class _Packer:
             self._costs[key] = self.count(f"- {c.renders[level]}\n")
         return self._costs[key]
 
+    def _chunk(self, text: str) -> int:
+        cost = self._chunks.get(text)
+        if cost is None:
+            cost = self._chunks[text] = self.count(text)
+        return cost
+
+    def tokens_of(self, levels: dict[str, int]) -> int:
+        """The exact token count of the document `levels` renders, without rendering it.
+
+        tiktoken's pre-tokenizer always breaks after a run of newlines that is followed by a
+        non-space ("-" or "#" here): no pre-token spans two lines. So the document's count is the
+        sum of its chunks, each ending with its newlines, and a chunk's count can be cached."""
+        sections = [
+            (section, [c.renders[levels[c.item_id]] for c in self.ranked
+                       if c.item_id in levels and c.source == section.source])
+            for section in self.sections
+        ]  # fmt: skip
+        sections = [(section, lines) for section, lines in sections if lines]
+        if not sections:
+            return self._chunk(f"# {self.title}\n")
+        total = self._chunk(f"# {self.title}\n\n")
+        for n, (section, lines) in enumerate(sections):
+            total += self._chunk(f"## {section.heading}\n")
+            ends = "\n" if n == len(sections) - 1 else "\n\n"
+            total += sum(self._chunk(f"- {line}\n") for line in lines[:-1]) + self._chunk(
+                f"- {lines[-1]}{ends}"
+            )
+        return total
+
     def exact(self, levels: dict[str, int]) -> tuple[list[Placed], str, int]:
         placed = [
             Placed(c, levels[c.item_id], self.line_cost(c, levels[c.item_id]))
             for c in self.ranked
             if c.item_id in levels
         ]
-        text = render(self.title, self.sections, placed)
-        return placed, text, self.count(text)
+        return placed, render(self.title, self.sections, placed), self.tokens_of(levels)
 
     def admit(self, ledger: _Ledger, shares: dict[str, float]) -> dict[str, int]:
         chosen: dict[str, int] = {}
@@ -99,22 +128,18 @@ class _Packer:
 
     def fill(self, chosen: dict[str, int], tokens: int, shares: dict[str, float]) -> dict[str, int]:
         """Retry the near misses at identity level against the exact count of the document.
-        Lines are separate pre-tokens, so once a line of some cost fails in a section, lines of
-        that section that cost as much or more cannot fit either and are not counted again."""
-        failed_at: dict[str, int] = {}
+        Every near miss is counted whole: punctuation pre-tokens can swallow the newline after
+        them, so a line's cost depends on its neighbours and no shortcut is exact."""
         for c in self.ranked:
             identity = len(c.renders) - 1
             if c.item_id in chosen or c.source not in shares:
                 continue
-            cost = self.line_cost(c, identity)
-            if cost > self.budget - tokens + JOIN_MARGIN or cost >= failed_at.get(c.source, cost + 1):
+            if self.line_cost(c, identity) > self.budget - tokens + JOIN_MARGIN:
                 continue
             trial = {**chosen, c.item_id: identity}
-            _, _, total = self.exact(trial)
+            total = self.tokens_of(trial)
             if total <= self.budget:
                 chosen, tokens = trial, total
-            else:
-                failed_at[c.source] = cost
         return chosen
 
     def upgrade(self, chosen: dict[str, int], ledger: _Ledger) -> dict[str, int]:
@@ -168,6 +193,12 @@ def pack(
     placed, markdown, tokens = packer.exact(packer.upgrade(chosen, ledger))
     while tokens > budget and placed:  # estimates ran over: take detail back, lowest rank first
         placed, markdown, tokens = packer.exact({p.candidate.item_id: p.level for p in _shrink(placed)})
+    # The budget is never taken on trust: the rendered document itself is counted once more.
+    tokens = count(markdown)
+    while tokens > budget and placed:
+        placed = _shrink(placed)
+        markdown = render(title, sections, placed)
+        tokens = count(markdown)
 
     kept = {p.candidate.item_id for p in placed}
     dropped = [
