@@ -22,6 +22,7 @@ def base_environment(config: TenantConfig) -> dict[str, str]:
     return {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": config.tenant,
+        "AGENTMEM_PROCEDURAL_ENABLED": "true" if config.procedural else "false",
         "POWERTOOLS_SERVICE_NAME": APP_NAME,
         "POWERTOOLS_METRICS_NAMESPACE": APP_NAME,
         "POWERTOOLS_LOG_LEVEL": "INFO",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -258,3 +259,25 @@ def test_openapi_document_lists_the_skill_routes(api: Call) -> None:
     assert "201" in paths["/v1/functions"]["post"]["responses"]
     assert "204" in paths["/v1/functions/{function_id}"]["delete"]["responses"]
     assert "409" in paths["/v1/functions/{function_id}"]["delete"]["responses"]
+
+
+def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
+    tmp_path: Path, api_event: Callable[..., dict[str, Any]]
+) -> None:
+    from agentmem.bootstrap import bootstrap
+    from agentmem.settings import Settings
+
+    services = bootstrap(Settings(data_dir=tmp_path / "off", procedural_enabled=False))
+    app = build_resolver(services)
+    for method, path in (
+        ("GET", "/v1/functions/f1"),
+        ("POST", "/v1/guidance"),
+        ("POST", "/v1/skills/search"),
+    ):
+        event = api_event("api_openapi.json", httpMethod=method, path=path, resource=path, body=None)
+        result = app.resolve(event, FakeLambdaContext())
+        body = json.loads(result["body"])
+        assert (result["statusCode"], body["error"]["code"]) == (404, "tier_disabled"), path
+        assert "switched off" in body["error"]["message"]
+    document = json.loads(app.resolve(api_event("api_openapi.json"), FakeLambdaContext())["body"])
+    assert not any(p.startswith(("/v1/functions", "/v1/guidance", "/v1/skills")) for p in document["paths"])

@@ -136,6 +136,7 @@ def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
     assert projector["Environment"]["Variables"] == {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": "acme",
+        "AGENTMEM_PROCEDURAL_ENABLED": "true",
         "AGENTMEM_TABLE_NAME": {"Ref": table_id},
         "AGENTMEM_BUCKET_NAME": {"Ref": bucket_id},
         "AGENTMEM_OPENSEARCH_URL": _endpoint_url(acme),

@@ -170,6 +170,7 @@ def test_write_function_environment(acme: Synth, write_function: dict[str, Any])
     assert write_function["Environment"]["Variables"] == {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": "acme",
+        "AGENTMEM_PROCEDURAL_ENABLED": "true",
         "AGENTMEM_TABLE_NAME": {"Ref": table_id},
         "AGENTMEM_BUCKET_NAME": {"Ref": bucket_id},
         "AGENTMEM_INLINE_MAX_BYTES": "32768",

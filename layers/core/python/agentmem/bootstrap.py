@@ -39,13 +39,13 @@ class Services:
         from agentmem.context.service import ContextService
         from agentmem.tokens import count_tokens
 
-        local = self.settings.backend == "local"
+        available = self.settings.backend == "local" and self.settings.procedural_enabled
         return ContextService(
             self.event_log,
             self.episodic,
             lambda: self.semantic,
             count_tokens,
-            skills=(lambda: self.skill_search) if local else None,
+            skills=(lambda: self.skill_search) if available else None,
         )
 
     @cached_property

@@ -39,6 +39,9 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=0, le=65535)
 
+    # procedural tier: a tenant may switch it off; its routes then answer 404 saying so
+    procedural_enabled: bool = True
+
     # semantic tier
     # Keys nobody declared are projected as single-valued facts unless the tenant refuses them.
     allow_undeclared_facts: bool = True

@@ -80,7 +80,7 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
     """All routes; the write Lambda passes `semantic=False` so its cold start never loads the
     semantic tier's routes (their handlers would import nothing heavy, but needn't exist there)."""
     app = AgentMemResolver(enable_validation=True)
-    register_error_handlers(app)
+    register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
     app.include_router(episodic_router(services))
     if semantic:
         from agentmem.api.routes.beliefs import beliefs_router
@@ -90,7 +90,8 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         app.include_router(beliefs_router(services))
         app.include_router(context_router(services))
         app.include_router(health_router(services))
-        if services.settings.backend == "local":  # no AWS adapter for the procedural tier yet
+        if services.settings.backend == "local" and services.settings.procedural_enabled:
+            # No AWS adapter for the procedural tier yet.
             from agentmem.api.routes.skills import skills_router
 
             app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search))

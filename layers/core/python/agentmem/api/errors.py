@@ -102,7 +102,10 @@ def _status_of(error: errors.AgentMemError) -> HTTPStatus:
     return HTTPStatus.INTERNAL_SERVER_ERROR
 
 
-def register_error_handlers(app: APIGatewayRestResolver) -> None:
+PROCEDURAL_PREFIXES = ("/v1/functions", "/v1/guidance", "/v1/skills")
+
+
+def register_error_handlers(app: APIGatewayRestResolver, *, procedural_enabled: bool = True) -> None:
     @app.exception_handler(RequestValidationError)
     def _validation(exc: RequestValidationError) -> Response[dict[str, Any]]:
         problems = list(exc.errors())
@@ -161,6 +164,12 @@ def register_error_handlers(app: APIGatewayRestResolver) -> None:
     @app.not_found
     def _no_route(exc: RouteNotFoundError) -> Response[dict[str, Any]]:
         event = app.current_event
+        if not procedural_enabled and event.path.startswith(PROCEDURAL_PREFIXES):
+            return error_response(
+                HTTPStatus.NOT_FOUND,
+                "tier_disabled",
+                "the procedural tier (functions, guidance, skills) is switched off for this deployment",
+            )
         allowed = sorted(
             {r.method for r in app._static_routes + app._dynamic_routes if r.rule.match(event.path)}
         )

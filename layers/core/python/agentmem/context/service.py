@@ -95,7 +95,7 @@ class ContextService:
             assert self._skills is not None
             candidates += self._skills().candidates(request.query)
         elif "skills" in request.include:
-            notes.append("skills: the procedural tier is not available in this deployment yet")
+            notes.append("skills: the procedural tier is switched off or not available in this deployment")
         # The episodic share is `split`; the rest is split evenly between the other sources asked for.
         others: list[str] = [
             s for s in ("semantic", "skills") if s in request.include and (s != "skills" or skills)
