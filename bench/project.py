@@ -44,13 +44,13 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 from report import bar, percentile, print_table
+from synthetic import synthetic_belief
 
 from agentmem.adapters.local.sqlite_log import SqliteEventLog
 from agentmem.bootstrap import bootstrap
 from agentmem.model.beliefs import Belief, BeliefHit, FactInput, Observation, Verdict
 from agentmem.model.events import AppendEventRequest, Event
 from agentmem.ports import Embedder
-from agentmem.semantic.fold import step
 from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import BATCH
@@ -560,23 +560,6 @@ def synthetic_text(i: int, rng: random.Random) -> str:
         f"{rng.choice(WHO)} {rng.choice(VERBS)} {rng.choice(THINGS)} {rng.choice(TAILS)}"
         f" (account ref{i:07d})."
     )
-
-
-def synthetic_belief(subject: str, i: int, text: str) -> Belief:
-    stamp = "2026-11-30T00:00:00.000Z"
-    obs = Observation(
-        subject_id=subject,
-        key=f"fact_{i:07d}",
-        text=text,
-        value=text,
-        order=f"{stamp}|bench|{i:012d}",
-        event_id=f"ev-{i}",
-        session_id="bench",
-        seq=i + 1,
-        stated_at=stamp,
-    )
-    chain, _ = step([], obs, lambda _current, _candidate: Verdict.SAME)
-    return chain[0]
 
 
 @dataclass

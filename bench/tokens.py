@@ -44,16 +44,15 @@ from typing import Any
 
 import numpy as np
 from report import bar, percentile, print_table
+from synthetic import synthetic_belief
 
 from agentmem.api.app import build_resolver
 from agentmem.bootstrap import Services, bootstrap
 from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
 from agentmem.demo import PROMPT_BUDGET, Step, fresh_data_dir, run_sessions
-from agentmem.model.beliefs import Observation, Verdict
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
-from agentmem.semantic.fold import step as fold_step
 from agentmem.server import LocalServer
 from agentmem.settings import Settings
 
@@ -222,27 +221,15 @@ def populate_beliefs(services: Services, count: int, rng: random.Random) -> floa
     index = services.semantic.store.active()
     vectors = np.random.default_rng(SEED).standard_normal((count, DIMENSIONS), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    stamp = "2026-11-30T00:00:00.000Z"
     start = time.perf_counter()
     for i in range(count):
         text = (
             f"{rng.choice(WHO)} {rng.choice(VERBS)} {rng.choice(THINGS)} {rng.choice(TAILS)}"
             f" (account ref{i:07d})."
         )
-        obs = Observation(
-            subject_id=BIG_SUBJECT,
-            key=f"fact_{i:07d}",
-            text=text,
-            value=text,
-            order=f"{stamp}|bench|{i:012d}",
-            event_id=f"ev-{i}",
-            session_id="bench-beliefs",
-            seq=i + 1,
-            stated_at=stamp,
-        )
-        chain, _ = fold_step([], obs, lambda _current, _candidate: Verdict.SAME)
+        belief = synthetic_belief(BIG_SUBJECT, i, text, session_id="bench-beliefs")
         index.replace_chain(
-            BIG_SUBJECT, obs.key, "", expected_revision=0, chain=chain, vector=vectors[i].tolist()
+            BIG_SUBJECT, belief.key, "", expected_revision=0, chain=[belief], vector=vectors[i].tolist()
         )
     return time.perf_counter() - start
 
