@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from agentmem.model.beliefs import Belief, BeliefHit
+from agentmem.packing.fusion import reciprocal_rank_fusion
 from agentmem.packing.model import Candidate
 from agentmem.ports import Embedder
 from agentmem.semantic.fold import sessions_of_last_run
 from agentmem.semantic.ports import BeliefIndex
 
-RRF_K = 60
 SEARCH_K = 30
 # The vector ranker understands paraphrase; BM25 only rewards shared words, so it counts less.
 WEIGHTS = {"vector": 1.0, "keyword": 0.5}
@@ -16,14 +16,9 @@ WEIGHTS = {"vector": 1.0, "keyword": 0.5}
 
 def fuse(result_lists: dict[str, list[BeliefHit]]) -> list[tuple[float, Belief]]:
     """Weighted reciprocal rank fusion; a belief found by both rankers sums both terms."""
-    scores: dict[str, float] = {}
-    beliefs: dict[str, Belief] = {}
-    for ranker, hits in result_lists.items():
-        for rank, hit in enumerate(hits, start=1):
-            doc = hit.belief.doc_id
-            scores[doc] = scores.get(doc, 0.0) + WEIGHTS[ranker] / (RRF_K + rank)
-            beliefs[doc] = hit.belief
-    return sorted(((s, beliefs[d]) for d, s in scores.items()), key=lambda p: (-p[0], p[1].doc_id))
+    beliefs = {hit.belief.doc_id: hit.belief for hits in result_lists.values() for hit in hits}
+    rankings = {ranker: [hit.belief.doc_id for hit in hits] for ranker, hits in result_lists.items()}
+    return [(score, beliefs[doc]) for doc, score, _ in reciprocal_rank_fusion(rankings, weights=WEIGHTS)]
 
 
 def change_note(belief: Belief) -> str:

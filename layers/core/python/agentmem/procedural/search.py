@@ -25,6 +25,7 @@ from typing import Protocol
 
 from agentmem.errors import NotFoundError
 from agentmem.packing.engine import pack
+from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports import Embedder
 from agentmem.procedural.model import Function, Guidance, SkillKind, SkillStatus
@@ -40,7 +41,6 @@ from agentmem.procedural.search_models import (
 )
 from agentmem.tokens import DEFAULT_ENCODING
 
-RRF_K = 60
 SEARCH_K = 30
 SOURCE = "skills"
 SkillKey = tuple[str, str]
@@ -85,15 +85,8 @@ def index_text(item: Function | Guidance) -> str:
 
 
 def fuse(result_lists: dict[str, list[SkillKey]]) -> list[tuple[SkillKey, float, dict[str, int]]]:
-    """Reciprocal rank fusion: each ranker adds 1/(60 + rank); ties break on the key."""
-    scores: dict[SkillKey, float] = {}
-    ranks: dict[SkillKey, dict[str, int]] = {}
-    for ranker, keys in result_lists.items():
-        for rank, key in enumerate(keys, start=1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
-            ranks.setdefault(key, {})[ranker] = rank
-    ordered = sorted(scores, key=lambda key: (-scores[key], key))
-    return [(key, scores[key], ranks[key]) for key in ordered]
+    """Reciprocal rank fusion at k=60, unweighted; ties break on the key."""
+    return reciprocal_rank_fusion(result_lists, k=RRF_K)
 
 
 def _flat(text: str) -> str:
