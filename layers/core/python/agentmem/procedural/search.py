@@ -149,11 +149,16 @@ class SkillSearch:
         index: SkillIndex,
         embedder: Callable[[], Embedder],
         count_tokens: Callable[[str], int],
+        *,
+        sync_on_search: bool = True,
     ) -> None:
         self._library = library
         self._index = index
         self._embedder = embedder  # built on first use: a search of an empty library loads no model
         self._count = count_tokens
+        # Locally the index catches up lazily on each search; on AWS the stream projector keeps it
+        # current (`sync_keys`), so a search never writes.
+        self._sync_on_search = sync_on_search
 
     def _get(self, key: SkillKey) -> Function | Guidance | None:
         try:
@@ -181,6 +186,25 @@ class SkillSearch:
                 items.append((key, item))
             elif key in indexed:
                 remove.append(key)
+        return self._write(items, remove)
+
+    def sync_keys(self, keys: Sequence[SkillKey]) -> tuple[int, int]:
+        """Re-index exactly `keys` (the items a stream batch touched): each approved one is
+        embedded and written, every other one (draft, deleted) removed. Idempotent, so
+        redelivered records change nothing. Returns (items embedded, items removed)."""
+        items: list[tuple[SkillKey, Function | Guidance]] = []
+        remove: list[SkillKey] = []
+        for key in sorted(set(keys)):
+            item = self._get(key)
+            if item is not None and item.status is SkillStatus.APPROVED:
+                items.append((key, item))
+            else:
+                remove.append(key)
+        return self._write(items, remove)
+
+    def _write(
+        self, items: list[tuple[SkillKey, Function | Guidance]], remove: list[SkillKey]
+    ) -> tuple[int, int]:
         texts = [index_text(item) for _, item in items]
         vectors = self._embedder().embed(texts) if texts else []
         put = [
@@ -191,7 +215,7 @@ class SkillSearch:
         return len(put), len(remove)
 
     def search(self, request: SkillSearchRequest) -> SkillSearchResponse:
-        indexed, removed = self.sync()
+        indexed, removed = self.sync() if self._sync_on_search else (0, 0)
         depth = max(SEARCH_K, 3 * request.k)
         lists = {
             "vector": self._index.vector_search(_normalised(self._embedder().embed([request.task])[0]), depth)
