@@ -11,47 +11,12 @@ from typing import Any
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
 from agentmem.procedural.model import MAX_IMPLEMENTATION_BYTES
-from agentmem.procedural.ports import SkillLibrary
 from tests.conftest import FakeLambdaContext
+from tests.functional.conftest import Call
 
-Call = Callable[..., tuple[int, Any]]
 NO_LINKS: dict[str, Any] = {"items": [], "next": None}
 REVIEW, CLEAN = {"needs_review": "true"}, {"needs_review": "false"}
-
-
-@pytest.fixture
-def library(services: Services) -> SkillLibrary:
-    """The library the API itself wires (services.skills), so tests can look behind the routes."""
-    return services.skills
-
-
-@pytest.fixture
-def api(services: Services, library: SkillLibrary) -> Call:
-    app = build_resolver(services)
-
-    def call(
-        method: str, path: str, body: Any = None, query: dict[str, str] | None = None
-    ) -> tuple[int, Any]:
-        event = {
-            "resource": path,
-            "path": path,
-            "httpMethod": method,
-            "headers": {"Content-Type": "application/json", "Accept": "application/json"},
-            "multiValueHeaders": {},
-            "queryStringParameters": query,
-            "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
-            "pathParameters": None,
-            "stageVariables": None,
-            "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"},
-            "body": json.dumps(body) if body is not None else None,
-            "isBase64Encoded": False,
-        }
-        result = app.resolve(event, FakeLambdaContext())
-        return result["statusCode"], json.loads(result["body"] or "null")
-
-    return call
 
 
 def fn(function_id: str, **fields: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ write path imports none of them."""
 from __future__ import annotations
 
 from agentmem.ports import Embedder
+from agentmem.procedural.review import SkillReviewer
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.ports import LLM, BeliefStore
 from agentmem.semantic.service import SemanticService
@@ -30,6 +31,20 @@ def build_llm(settings: Settings) -> LLM:
     from agentmem.adapters.local.rules_llm import RulesLLM
 
     return RulesLLM()
+
+
+def build_reviewer(settings: Settings) -> SkillReviewer:
+    """The LLM port's review duty, from the same choice of LLM as extraction."""
+    choice = settings.llm or ("bedrock" if settings.backend == "aws" else "rules")
+    if choice == "bedrock":
+        from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+        from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
+
+        llm = BedrockLLM(settings.bedrock_llm_model) if settings.bedrock_llm_model else BedrockLLM()
+        return BedrockSkillReviewer(llm)
+    from agentmem.adapters.local.rules_reviewer import RulesSkillReviewer
+
+    return RulesSkillReviewer()
 
 
 def build_belief_store(settings: Settings, embedder: Embedder) -> BeliefStore:

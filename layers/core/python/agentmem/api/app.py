@@ -90,11 +90,14 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         app.include_router(beliefs_router(services))
         app.include_router(context_router(services))
         app.include_router(health_router(services))
-        if services.settings.backend == "local" and services.settings.procedural_enabled:
-            # No AWS adapter for the procedural tier yet.
+        if services.settings.procedural_enabled:
             from agentmem.api.routes.skills import skills_router
 
-            app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search))
+            app.include_router(
+                skills_router(
+                    lambda: services.skills, lambda: services.skill_search, lambda: services.skill_review
+                )
+            )
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

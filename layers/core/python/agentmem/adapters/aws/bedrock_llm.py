@@ -171,7 +171,7 @@ class BedrockLLM:
         if source is None or not fact_types:
             return []
         prompt = _extract_prompt(event, source, fact_types)
-        answer = _parse(_Extraction, self._call("extract facts", prompt, EXTRACT_TOOL))
+        answer = _parse(_Extraction, self.answer("extract facts", prompt, EXTRACT_TOOL))
         declared = {t.key for t in fact_types}
         facts: list[FactInput] = []
         for fact in answer.facts:
@@ -195,7 +195,7 @@ class BedrockLLM:
             f"Current belief: value={_quoted(current.value)}; sentence={_quoted(current.text)}\n"
             f"New statement: value={_quoted(candidate.value)}; sentence={_quoted(candidate.text)}"
         )
-        answer = _parse(_Judgement, self._call("decide verdict", prompt, VERDICT_TOOL))
+        answer = _parse(_Judgement, self.answer("decide verdict", prompt, VERDICT_TOOL))
         # debug, not info: the reason quotes values, which may be personal data.
         logger.debug(
             "verdict", extra={"key": fact_type.key, "verdict": answer.verdict, "reason": answer.reason}
@@ -225,7 +225,7 @@ class BedrockLLM:
             params["additionalModelRequestFields"] = {self._seed_field: self._seed}
         return params
 
-    def _call(self, action: str, prompt: str, tool: OutputTool) -> Any:
+    def answer(self, action: str, prompt: str, tool: OutputTool) -> Any:
         try:
             response = self._client.converse(**self.request(prompt, tool))
         except (ClientError, BotoCoreError) as exc:

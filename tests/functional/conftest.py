@@ -1,0 +1,50 @@
+"""Fixtures shared by the functional tests of the procedural routes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from agentmem.api.app import build_resolver
+from agentmem.bootstrap import Services
+from agentmem.procedural.ports import SkillLibrary
+from tests.conftest import FakeLambdaContext
+
+Call = Callable[..., tuple[int, Any]]
+
+
+@pytest.fixture
+def library(services: Services) -> SkillLibrary:
+    """The library the API itself wires (services.skills), so tests can look behind the routes."""
+    return services.skills
+
+
+@pytest.fixture
+def api(services: Services) -> Call:
+    """(status, JSON body) of one request through the real resolver."""
+    app = build_resolver(services)
+
+    def call(
+        method: str, path: str, body: Any = None, query: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        event = {
+            "resource": path,
+            "path": path,
+            "httpMethod": method,
+            "headers": {"Content-Type": "application/json", "Accept": "application/json"},
+            "multiValueHeaders": {},
+            "queryStringParameters": query,
+            "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
+            "pathParameters": None,
+            "stageVariables": None,
+            "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"},
+            "body": json.dumps(body) if body is not None else None,
+            "isBase64Encoded": False,
+        }
+        result = app.resolve(event, FakeLambdaContext())
+        return result["statusCode"], json.loads(result["body"] or "null")
+
+    return call
