@@ -1,4 +1,5 @@
-"""Lambda entry point for the log table's stream: project each new event into the semantic tier.
+"""Lambda entry point for the log table's stream: project each new event into the semantic tier,
+and re-index each changed function or guidance of the skill library (which shares the table).
 
 A record that raises is reported in `batchItemFailures`. Lambda retries from it (bisecting the batch) and,
 once retries run out, sends its shard and sequence range to the on-failure queue. Projection is
@@ -13,6 +14,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agentmem.adapters.aws.dynamodb_items import item_to_event
+from agentmem.adapters.aws.dynamodb_skills import skill_key_of
 from agentmem.bootstrap import bootstrap
 from agentmem.observability import configure, logger, metrics, tracer
 from agentmem.semantic.health import prepare_for_writes
@@ -21,7 +23,23 @@ configure()
 services = bootstrap()
 # The read function may only read the belief index: the writer creates it and seeds the probe.
 prepare_for_writes(services.semantic)
+if services.settings.procedural_enabled:
+    services.skill_index.ensure_ready()
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+
+
+def index_skill(key: tuple[str, str], where: dict[str, str]) -> None:
+    """Insert, modify and remove alike: the library is read again, so redelivery is harmless."""
+    if not services.settings.procedural_enabled:
+        return
+    try:
+        embedded, removed = services.skill_search.sync_keys([key])
+    except Exception:
+        logger.exception("skill record failed", **where)
+        metrics.add_metric(name="StreamRecordsFailed", unit=MetricUnit.Count, value=1)
+        raise
+    logger.debug("skill indexed", kind=key[0], skill_id=key[1], embedded=embedded, removed=removed, **where)
+    metrics.add_metric(name="SkillsIndexed", unit=MetricUnit.Count, value=1)
 
 
 def project_record(record: DynamoDBRecord) -> None:
@@ -30,6 +48,9 @@ def project_record(record: DynamoDBRecord) -> None:
     image = stream.get("NewImage") or {}
     is_event = image.get("entity", {}).get("S") == "event" or stream["Keys"]["sk"]["S"].startswith("E#")
     where = {"event_name": record.raw_event["eventName"], "sequence_number": stream["SequenceNumber"]}
+    if (skill := skill_key_of(stream["Keys"])) is not None:
+        index_skill(skill, where)
+        return
     if record.raw_event["eventName"] != "INSERT" or not is_event:
         # Heads and idempotency records are not events. The log is append-only: a changed event is a bug.
         (logger.warning if is_event else logger.debug)("stream record skipped", is_event=is_event, **where)

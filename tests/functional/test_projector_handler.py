@@ -226,3 +226,31 @@ def test_read_handler_openapi_document_lists_the_reads_and_the_writes(projector:
         "/v1/subjects/{subject_id}/beliefs/search",
         "/v1/health/deep",
     } <= set(paths)
+
+
+def test_skill_records_reindex_the_library_item_they_name(projector: ModuleType) -> None:
+    """A function approved in the library reaches the skill index through its stream record; a
+    link record changes nothing; a REMOVE of guidance removes it from the index."""
+    from agentmem.procedural.model import FunctionSpec, GuidanceSpec, SkillStatus
+
+    services = projector.services
+    services.skills.put_function(
+        FunctionSpec(
+            function_id="net_revenue",
+            name="net_revenue",
+            docstring="Net revenue for a month: gross sales minus refunds and discounts.",
+            implementation="return gross - refunds - discounts",
+            status=SkillStatus.APPROVED,
+        )
+    )
+    services.skills.put_guidance(
+        GuidanceSpec(guidance_id="close", title="Month close", status=SkillStatus.APPROVED)
+    )
+    services.skill_search.sync_keys([("guidance", "close")])
+    services.skills.delete_guidance("close")
+    assert ("guidance", "close") in services.skill_index.stamps()
+
+    response = invoke(projector, load_event("stream_skill_changes.json"))
+
+    assert response == {"batchItemFailures": []}
+    assert set(services.skill_index.stamps()) == {("function", "net_revenue")}

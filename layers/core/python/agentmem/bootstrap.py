@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
 from agentmem.ports import BlobStore, EventLog
 from agentmem.settings import Settings
 
 if TYPE_CHECKING:
-    from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+
+    from agentmem.adapters.local.sqlite_db import SqliteDatabase
+    from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory, Reranker
+    from agentmem.compose.service import ComposerService
     from agentmem.context.service import ContextService
-    from agentmem.procedural.search import SkillSearch
+    from agentmem.procedural.review import ReviewService
+    from agentmem.procedural.search import SkillIndex, SkillSearch, StampedLibrary
     from agentmem.semantic.service import SemanticService
 
 
@@ -27,6 +33,8 @@ class Services:
     event_log: EventLog
     blobs: BlobStore
     episodic: EpisodicService
+    metric: Callable[[str, float], None] = lambda name, value: None
+    """Where domain metrics go (the guardrail events); Lambda handlers point it at Powertools."""
 
     @cached_property
     def semantic(self) -> SemanticService:
@@ -39,7 +47,7 @@ class Services:
         from agentmem.context.service import ContextService
         from agentmem.tokens import count_tokens
 
-        available = self.settings.backend == "local" and self.settings.procedural_enabled
+        available = self.settings.procedural_enabled
         return ContextService(
             self.event_log,
             self.episodic,
@@ -49,31 +57,135 @@ class Services:
         )
 
     @cached_property
-    def skills(self) -> SqliteSkillLibrary:
-        """The procedural tier's library, built on first use. Local only so far: the API serves
-        its routes only on the local backend (see api.app)."""
-        from agentmem.adapters.local.sqlite_db import open_database
+    def skills(self) -> StampedLibrary:
+        """The procedural tier's library, built on first use: SQLite locally, the log's DynamoDB
+        table on AWS (its items carry the stream the projector indexes them from)."""
+        if self.settings.backend == "aws":
+            from agentmem.adapters.aws.dynamodb_skills import DynamoDbSkillLibrary
+
+            return DynamoDbSkillLibrary(
+                self.settings.table_name, self.settings.tenant_id, client=self._aws_client("dynamodb")
+            )
         from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
 
-        db = open_database(
-            self.settings.data_dir / "agentmem.db", synchronous=self.settings.sqlite_synchronous
-        )
-        return SqliteSkillLibrary(db, self.settings.tenant_id)
+        return SqliteSkillLibrary(self._database(), self.settings.tenant_id)
+
+    @cached_property
+    def skill_index(self) -> SkillIndex:
+        """Where skill search looks: FTS5 + an exact vector matrix locally, OpenSearch on AWS."""
+        if self.settings.backend == "aws":
+            from agentmem.adapters.aws.opensearch_client import opensearch_client
+            from agentmem.adapters.aws.opensearch_skill_index import OpenSearchSkillIndex
+
+            return OpenSearchSkillIndex(
+                opensearch_client(self.settings),
+                self.settings.tenant_id,
+                prefix=self.settings.opensearch_prefix,
+                dimension=self.semantic.embedder.dimensions,
+            )
+        from agentmem.adapters.local.sqlite_skill_index import SqliteSkillIndex
+
+        return SqliteSkillIndex(self._database(), self.settings.tenant_id)
 
     @cached_property
     def skill_search(self) -> SkillSearch:
-        """Search of the procedural tier (local only, like `skills`): its index lives in the same
-        SQLite file and embeds with the semantic tier's embedder, loaded on first need."""
-        from agentmem.adapters.local.sqlite_db import open_database
-        from agentmem.adapters.local.sqlite_skill_index import SqliteSkillIndex
+        """Search of the procedural tier, embedding with the semantic tier's embedder (loaded on
+        first need). Locally the index catches up on each search; on AWS the stream projector
+        keeps it current, so a search only reads."""
         from agentmem.procedural.search import SkillSearch
         from agentmem.tokens import count_tokens
 
-        db = open_database(
+        return SkillSearch(
+            self.skills,
+            self.skill_index,
+            lambda: self.semantic.embedder,
+            count_tokens,
+            sync_on_search=self.settings.backend == "local",
+        )
+
+    @cached_property
+    def skill_review(self) -> ReviewService:
+        """Review of a session into draft skills, through the LLM port's review duty."""
+        from agentmem.procedural.review import ReviewService
+        from agentmem.semantic_wiring import build_reviewer
+
+        return ReviewService(self.episodic, self.skills, build_reviewer(self.settings))
+
+    @cached_property
+    def composer(self) -> ComposerService:
+        """The composer over the tenant's catalogue. Locally the asset index catches up before each
+        compose; on AWS the stream projector keeps it current."""
+        from agentmem.compose.layout import Layout
+        from agentmem.compose.render import AssetRenderer
+        from agentmem.compose.service import ComposerService
+        from agentmem.compose.templates import TemplateRegistry
+        from agentmem.tokens import DEFAULT_ENCODING, count_tokens
+
+        catalogue, memory, index, reranker = (
+            self._aws_composer_adapters()
+            if self.settings.backend == "aws"
+            else self._local_composer_adapters()
+        )
+        renderer = AssetRenderer(TemplateRegistry(), self.blobs, count_tokens)
+        return ComposerService(
+            catalogue,
+            index,
+            lambda: self.semantic.embedder,
+            Layout(renderer, count_tokens, DEFAULT_ENCODING),
+            memory,
+            reranker=reranker,
+            sync_on_compose=self.settings.backend == "local",
+            metric=self.metric,
+        )
+
+    def _local_composer_adapters(self) -> tuple[Catalogue, ConversationMemory, AssetIndex, Reranker | None]:
+        from agentmem.adapters.local.sqlite_asset_index import SqliteAssetIndex
+        from agentmem.adapters.local.sqlite_catalogue import SqliteCatalogue, SqliteConversationMemory
+
+        db, tenant = self._database(), self.settings.tenant_id
+        return (
+            SqliteCatalogue(db, tenant),
+            SqliteConversationMemory(db, tenant),
+            SqliteAssetIndex(db, tenant),
+            None,
+        )
+
+    def _aws_composer_adapters(self) -> tuple[Catalogue, ConversationMemory, AssetIndex, Reranker | None]:
+        from agentmem.adapters.aws.dynamodb_catalogue import DynamoDbCatalogue, DynamoDbConversationMemory
+        from agentmem.adapters.aws.opensearch_asset_index import OpenSearchAssetIndex
+        from agentmem.adapters.aws.opensearch_client import opensearch_client
+
+        settings, dynamodb = self.settings, self._aws_client("dynamodb")
+        index = OpenSearchAssetIndex(
+            opensearch_client(settings),
+            settings.tenant_id,
+            prefix=settings.opensearch_prefix,
+            dimension=self.semantic.embedder.dimensions,
+        )
+        reranker: Reranker | None = None
+        if settings.bedrock_rerank_model:
+            from agentmem.adapters.aws.bedrock_reranker import BedrockReranker
+
+            reranker = BedrockReranker(settings.bedrock_rerank_model, region=settings.aws_region)
+        return (
+            DynamoDbCatalogue(settings.table_name, settings.tenant_id, client=dynamodb),
+            DynamoDbConversationMemory(settings.table_name, settings.tenant_id, client=dynamodb),
+            index,
+            reranker,
+        )
+
+    def _database(self) -> SqliteDatabase:
+        from agentmem.adapters.local.sqlite_db import open_database
+
+        return open_database(
             self.settings.data_dir / "agentmem.db", synchronous=self.settings.sqlite_synchronous
         )
-        index = SqliteSkillIndex(db, self.settings.tenant_id)
-        return SkillSearch(self.skills, index, lambda: self.semantic.embedder, count_tokens)
+
+    def _aws_client(self, service: Literal["dynamodb"]) -> DynamoDBClient:
+        import boto3
+
+        session = boto3.session.Session(region_name=self.settings.aws_region)
+        return session.client(service, endpoint_url=self.settings.endpoint_url)
 
 
 def _local_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:

@@ -90,6 +90,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         f"replayed {result.events_read} events into generation {result.generation}"
         f" (was {result.previous_generation}); readers switched"
     )
+    if services.settings.procedural_enabled and args.subject is None:
+        indexed, dropped = services.skill_search.rebuild()
+        print(f"rebuilt the skill index from the library: {indexed} items indexed ({dropped} dropped first)")
     return 0
 
 

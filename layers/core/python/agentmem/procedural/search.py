@@ -63,6 +63,10 @@ class StampedLibrary(SkillLibrary, Protocol):
 
 
 class SkillIndex(Protocol):
+    def ensure_ready(self) -> None:
+        """Create what a writer needs (an index and its mapping); readers never call it."""
+        ...
+
     def stamps(self) -> dict[SkillKey, str]: ...
 
     def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None: ...
@@ -187,6 +191,19 @@ class SkillSearch:
             elif key in indexed:
                 remove.append(key)
         return self._write(items, remove)
+
+    def rebuild(self) -> tuple[int, int]:
+        """Replay: re-embed and rewrite every approved item of the library, and remove every
+        other indexed item, in one index update, so readers never see a half-built index (the
+        index is a projection; the library is the truth). Returns (items embedded, removed)."""
+        approved = [
+            (kind, skill_id)
+            for kind, skill_id, status, _ in self._library.stamps()
+            if status == SkillStatus.APPROVED.value
+        ]
+        items = [(key, item) for key in sorted(approved) if (item := self._get(key)) is not None]
+        kept = {key for key, _ in items}
+        return self._write(items, [key for key in self._index.stamps() if key not in kept])
 
     def sync_keys(self, keys: Sequence[SkillKey]) -> tuple[int, int]:
         """Re-index exactly `keys` (the items a stream batch touched): each approved one is

@@ -45,6 +45,9 @@ class SqliteSkillIndex:
         self._matrix: Any = np.zeros((0, 0), dtype=np.float32)
         db.apply_schema(SCHEMA)
 
+    def ensure_ready(self) -> None:
+        """Nothing to do: the schema is applied when the index is opened."""
+
     def stamps(self) -> dict[SkillKey, str]:
         rows = self._db.connection().execute(
             "SELECT kind, skill_id, stamp FROM skill_index WHERE tenant_id=?", (self._tenant,)

@@ -1,0 +1,139 @@
+"""SkillIndex on OpenSearch: one `{prefix}-skills` index of approved functions and guidance, each a
+document `{tenant}|{kind}|{skill_id}` with its text (BM25, english analyzer) and its normalised
+embedding (`knn_vector`, HNSW, cosinesimil).
+
+The stream projector keeps the index current (`SkillSearch.sync_keys`) and is the only writer: it
+calls `ensure_ready` when it starts. Readers may hold only read and search rights on the domain and
+may start first, so a missing index reads as empty; a write to it still fails (or, on a domain that
+auto-creates indices, would get a dynamic mapping without k-NN, hence `ensure_ready` first).
+
+Every query filters on the tenant, even though one stack serves one tenant (defence in depth).
+Searches are near-real-time (visible after the next refresh, 1 s by default) unless
+`refresh="wait_for"`. Results come best first with ties in (kind, skill_id) order, as from the
+SQLite index; at the k-th place a k-NN tie is the engine's pick, since top-k is taken before the
+sort."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from opensearchpy.exceptions import OpenSearchException, RequestError
+
+from agentmem.adapters.aws.opensearch_mappings import Body, Refresh, index_missing, translate, translated
+from agentmem.adapters.aws.opensearch_skill_queries import (
+    STAMP_PAGE,
+    bulk_actions,
+    bulk_failures,
+    keyword_query,
+    knn_query,
+    skill_index_body,
+    skill_index_name,
+    stamps_query,
+)
+from agentmem.errors import AgentMemError, BackendUnavailableError
+from agentmem.procedural.search import IndexedSkill, SkillKey
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+logger = logging.getLogger(__name__)
+
+
+class OpenSearchSkillIndex:
+    def __init__(
+        self,
+        client: OpenSearch,
+        tenant_id: str,
+        *,
+        prefix: str = "agentmem",
+        dimension: int,
+        engine: str = "faiss",
+        refresh: Refresh = "false",
+    ) -> None:
+        self._client = client
+        self._tenant = tenant_id
+        self._index = skill_index_name(prefix)
+        self._body = skill_index_body(dimension, engine)  # also refuses an unknown engine
+        self._write: dict[str, str] = {} if refresh == "false" else {"refresh": refresh}
+
+    def ensure_ready(self) -> None:
+        """Create the index if it does not exist. Idempotent, and safe for two writers at once."""
+        with translated(f"check index {self._index}"):
+            if self._client.indices.exists(index=self._index):
+                return
+        try:
+            self._client.indices.create(index=self._index, body=self._body)
+        except RequestError as exc:
+            if exc.error != "resource_already_exists_exception":  # another writer won the race
+                raise translate(exc, f"create index {self._index}") from exc
+        except OpenSearchException as exc:
+            raise translate(exc, f"create index {self._index}") from exc
+        logger.info("skill index created", extra={"index": self._index})
+
+    def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None:
+        """Write `put` (replacing documents of the same key) and delete `remove`, in one bulk
+        request. Not atomic: if any item fails this raises, and the caller's retry is safe because
+        every action is keyed by document id."""
+        if not put and not remove:
+            return
+        with translated("update skill index"):
+            reply: dict[str, Any] = self._client.bulk(
+                body=bulk_actions(self._index, self._tenant, put, remove), **self._write
+            )
+        failed = bulk_failures(reply)
+        if not failed:
+            return
+        statuses = sorted({int(outcome.get("status", 0)) for outcome in failed})
+        first = failed[0]["error"]
+        fault = first.get("type", "unknown") if isinstance(first, dict) else str(first)
+        summary = f"{len(failed)} of {len(put) + len(remove)} items failed ({fault}, status {statuses})"
+        # A bulk answers 200 even when items are throttled (429) or a shard is down (5xx); those
+        # are retryable like the same faults on a whole request, the rest are deployment faults.
+        if any(s == 429 or s >= 500 for s in statuses):
+            logger.warning(
+                "skill index update unavailable", extra={"failed": len(failed), "statuses": statuses}
+            )
+            raise BackendUnavailableError(f"update skill index: {summary}")
+        logger.error("skill index update failed", extra={"failed": len(failed), "statuses": statuses})
+        raise AgentMemError(f"update skill index failed: {summary}")
+
+    def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
+        """The hits of one search, or none when the index does not exist yet."""
+        try:
+            found: dict[str, Any] = self._client.search(index=self._index, body=body)
+        except OpenSearchException as exc:
+            if index_missing(exc):
+                return []
+            raise translate(exc, action) from exc
+        return list(found["hits"]["hits"])
+
+    def stamps(self) -> dict[SkillKey, str]:
+        """Every indexed item of the tenant with its stamp, read page by page in key order."""
+        stamps: dict[SkillKey, str] = {}
+        after: list[Any] | None = None
+        while True:
+            hits = self._hits(stamps_query(self._tenant, after, STAMP_PAGE), "read skill index stamps")
+            for hit in hits:
+                source = hit["_source"]
+                stamps[(str(source["kind"]), str(source["skill_id"]))] = str(source["stamp"])
+            if len(hits) < STAMP_PAGE:
+                return stamps
+            after = list(hits[-1]["sort"])
+
+    @staticmethod
+    def _keys(hits: list[dict[str, Any]]) -> list[SkillKey]:
+        return [(str(hit["_source"]["kind"]), str(hit["_source"]["skill_id"])) for hit in hits]
+
+    def vector_search(self, vector: Sequence[float], k: int) -> list[SkillKey]:
+        """The k nearest items by cosine, best first; ties by key."""
+        if k <= 0:
+            return []
+        return self._keys(self._hits(knn_query(self._tenant, vector, k), "skill vector search"))
+
+    def keyword_search(self, text: str, k: int) -> list[SkillKey]:
+        """The k best BM25 matches, best first; ties by key."""
+        if k <= 0 or not text.strip():
+            return []
+        return self._keys(self._hits(keyword_query(self._tenant, text, k), "skill keyword search"))
