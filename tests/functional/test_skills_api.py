@@ -245,4 +245,11 @@ def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
         assert (result["statusCode"], body["error"]["code"]) == (404, "tier_disabled"), path
         assert "switched off" in body["error"]["message"]
     document = json.loads(app.resolve(api_event("api_openapi.json"), FakeLambdaContext())["body"])
-    assert not any(p.startswith(("/v1/functions", "/v1/guidance", "/v1/skills")) for p in document["paths"])
+    procedural = (
+        "/v1/functions",
+        "/v1/guidance",
+        *(f"/v1/skills/{r}" for r in ("search", "review", "links", "import")),
+    )
+    assert not any(p.startswith(procedural) for p in document["paths"])
+    # The composer's authored skills share the /v1/skills prefix and stay.
+    assert "/v1/skills/{skill_id}/compose" in document["paths"]

@@ -22,7 +22,6 @@ from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
 from agentmem.procedural.ports import SkillLibrary
-from agentmem.procedural.review import ReviewRequest, ReviewResponse, ReviewService
 from agentmem.procedural.search import SkillSearch
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 
@@ -70,9 +69,7 @@ def _same_id(path_value: str, body_value: str, field: str) -> None:
 
 
 def skills_router(
-    library_factory: Callable[[], SkillLibrary],
-    search_factory: Callable[[], SkillSearch],
-    review_factory: Callable[[], ReviewService],
+    library_factory: Callable[[], SkillLibrary], search_factory: Callable[[], SkillSearch]
 ) -> APIGatewayRouter:
     router = APIGatewayRouter()
 
@@ -92,24 +89,6 @@ def skills_router(
     )
     def search_skills(body: Annotated[SkillSearchRequest, Body()]) -> SkillSearchResponse:
         return search_factory().search(body)
-
-    @router.post(
-        "/v1/skills/review",
-        summary="Propose draft skills from what a session wrote up (kinds code and procedure)",
-        description=(
-            "Reads the session's log and proposes drafts through the LLM port: functions first, "
-            "then guidance that points at them by id. Nothing is searchable until it is approved. "
-            "Ids are `{name}.{session_id}`; an id already in the library is left as it is, so "
-            "reviewing a session twice writes nothing new. `notes` says what was left out and why."
-        ),
-        responses={
-            **_created(ReviewResponse, "The drafts written by this review (possibly none)."),
-            **error_responses(400, 404, 415, 422, 503),
-        },
-        tags=TAGS,
-    )
-    def review_session(body: Annotated[ReviewRequest, Body()]) -> Response[ReviewResponse]:
-        return _created_json(review_factory().review(body))
 
     # -- functions ---------------------------------------------------------------------------
 
