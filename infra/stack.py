@@ -11,6 +11,7 @@ from infra.config import APP_NAME, TenantConfig
 from infra.constructs.api import Api
 from infra.constructs.bedrock import BedrockModels
 from infra.constructs.layers import Layers
+from infra.constructs.library import COMPOSE_ROUTES, SKILL_ROUTES, LibraryFunction, TenantParts
 from infra.constructs.projector import Projector
 from infra.constructs.read import ReadFunction
 from infra.constructs.storage import Storage
@@ -53,6 +54,29 @@ class TenantStack(cdk.Stack):
             api=self.api,
             vectors=self.vectors,
             models=models,
+        )
+        parts = TenantParts(config, self.storage, self.layers, self.api, self.vectors, models)
+        # A tenant without the procedural tier gets no function, no routes and no skill index for it.
+        self.skills = (
+            LibraryFunction(
+                self,
+                "Skills",
+                name="skills",
+                description="agentmem procedural tier: functions, guidance, review, skill search",
+                routes=SKILL_ROUTES,
+                parts=parts,
+            )
+            if config.procedural
+            else None
+        )
+        self.compose = LibraryFunction(
+            self,
+            "Compose",
+            name="compose",
+            description="agentmem composer: knowledge assets, authored skills, compose",
+            routes=COMPOSE_ROUTES,
+            blob_write=True,  # values that would eat the budget are offloaded to the blob store
+            parts=parts,
         )
         self._add_outputs()
         cdk.Tags.of(self).add("app", APP_NAME)

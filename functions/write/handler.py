@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.typing import LambdaContext
-
 from agentmem.api.app import build_resolver
+from agentmem.api.lambda_entry import http_handler
 from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure, logger, metrics, tracer
+from agentmem.observability import configure
 
 configure()
-app = build_resolver(bootstrap(), semantic=False)
-
-
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    response = app.resolve(event, context)
-    metrics.add_metric(name=f"Http{response['statusCode'] // 100}xx", unit=MetricUnit.Count, value=1)
-    return response
+handler = http_handler(build_resolver(bootstrap(), semantic=False))

@@ -100,6 +100,8 @@ class Projector(Construct):
         )
         vectors.grant_write(projector.role)
         models.grant_invoke(projector.role, projector)
+        # Library and catalogue records are re-read from the table (a stream image may be stale).
+        storage.grant_library_read(projector.role)
         return projector
 
     def _subscribe(self, storage: Storage) -> None:

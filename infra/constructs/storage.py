@@ -14,6 +14,17 @@ ACCESS_LOG_RETENTION = cdk.Duration.days(90)
 # TransactWriteItems needs no action of its own: IAM checks Put/Update/ConditionCheck per item in it.
 # The log is append-only, so no function gets DeleteItem, BatchWriteItem or Scan.
 LOG_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:Query")
+# The skill library, the composer's catalogue and its conversations share the table; functions that
+# author them may rewrite and delete, but only in those partitions (IAM's dynamodb:LeadingKeys), so
+# the log stays append-only for every function.
+LIBRARY_PARTITIONS = ("SKILLS#*", "CATALOGUE#*", "CONV#*")
+LIBRARY_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem")
+LIBRARY_WRITE_ACTIONS = (
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:ConditionCheckItem",
+)
 LOG_READ_APPEND_ACTIONS = (
     *LOG_READ_ACTIONS,
     "dynamodb:PutItem",
@@ -101,6 +112,23 @@ class Storage(Construct):
     def grant_log_read(self, grantee: iam.IGrantable) -> iam.Grant:
         """Read events and session heads; nothing that writes."""
         return self.table.grant(grantee, *LOG_READ_ACTIONS)
+
+    def grant_library_read(self, grantee: iam.IGrantable) -> None:
+        """Read skill library, catalogue and conversation items; no log item."""
+        self._grant_library(grantee, LIBRARY_READ_ACTIONS)
+
+    def grant_library_write(self, grantee: iam.IGrantable) -> None:
+        """Read, write and delete skill library, catalogue and conversation items; never a log item."""
+        self._grant_library(grantee, (*LIBRARY_READ_ACTIONS, *LIBRARY_WRITE_ACTIONS))
+
+    def _grant_library(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=list(actions),
+                resources=[self.table.table_arn],
+                conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": list(LIBRARY_PARTITIONS)}},
+            )
+        )
 
     def grant_blob_read(self, grantee: iam.IGrantable) -> None:
         """Get blob objects. ListBucket only so a missing key answers 404 instead of 403."""

@@ -68,3 +68,19 @@ def only(resources: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 def acme(tmp_path_factory: pytest.TempPathFactory) -> Synth:
     """The default stack (`cdk synth -c tenant=acme`), synthesized once for every module that reads it."""
     return synthesize(tmp_path_factory.mktemp("cdk-acme"))
+
+
+def resource_path(resources: dict[str, Any], resource_id: str) -> str:
+    """The full path of an API Gateway resource, from its chain of parents in the template."""
+    props = resources[resource_id]["Properties"]
+    parent = props["ParentId"]
+    prefix = "" if "Fn::GetAtt" in parent else resource_path(resources, parent["Ref"])
+    return f"{prefix}/{props['PathPart']}"
+
+
+def api_routes(synth: Synth) -> set[tuple[str, str]]:
+    resources = synth.template.to_json()["Resources"]
+    return {
+        (m["Properties"]["HttpMethod"], resource_path(resources, m["Properties"]["ResourceId"]["Ref"]))
+        for m in synth.resources("AWS::ApiGateway::Method").values()
+    }

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 from aws_cdk.assertions import Match
 
-from tests.infra.conftest import Synth, only
+from tests.infra.conftest import Synth, only, resource_path
 
 # Shares the session-scoped `acme` synth with test_stack.py (see the note there).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
@@ -27,6 +28,28 @@ READ_ROUTES = {
     # The read function has every route, so its OpenAPI document is the complete one.
     ("GET", "/v1/openapi.json"),
 }
+SKILL_ROUTES = {
+    *{(m, "/v1/functions") for m in ("POST",)},
+    *{(m, "/v1/functions/{function_id}") for m in ("GET", "PUT", "DELETE")},
+    ("GET", "/v1/functions/{function_id}/closure"),
+    ("POST", "/v1/functions/{function_id}/approve"),
+    ("POST", "/v1/guidance"),
+    *{(m, "/v1/guidance/{guidance_id}") for m in ("GET", "PUT", "DELETE")},
+    ("POST", "/v1/guidance/{guidance_id}/approve"),
+    ("GET", "/v1/guidance/{guidance_id}/export"),
+    ("GET", "/v1/skills/links"),
+    ("POST", "/v1/skills/links/{guidance_id}/{function_id}/confirm"),
+    ("DELETE", "/v1/skills/links/{guidance_id}/{function_id}"),
+    *{("POST", f"/v1/skills/{verb}") for verb in ("search", "review", "import")},
+}
+COMPOSE_ROUTES = {
+    ("PUT", "/v1/assets"),
+    ("GET", "/v1/assets/{asset_id}"),
+    ("DELETE", "/v1/assets/{asset_id}"),
+    ("PUT", "/v1/skills/{skill_id}"),
+    ("GET", "/v1/skills/{skill_id}"),
+    ("POST", "/v1/skills/{skill_id}/compose"),
+}
 
 
 def test_every_api_method_requires_iam_auth(acme: Synth) -> None:
@@ -41,13 +64,13 @@ def test_every_api_method_requires_iam_auth(acme: Synth) -> None:
     assert not_iam == {}
 
 
-def test_api_exposes_exactly_the_write_and_read_routes_as_lambda_proxies(acme: Synth) -> None:
+def test_api_exposes_exactly_each_functions_routes_as_lambda_proxies(acme: Synth) -> None:
     resources = acme.template.to_json()["Resources"]
     routes: dict[str, set[tuple[str, str]]] = {}
     for method in acme.resources("AWS::ApiGateway::Method").values():
         props = method["Properties"]
         assert props["Integration"]["Type"] == "AWS_PROXY"
-        route = (props["HttpMethod"], _path_of(resources, props["ResourceId"]["Ref"]))
+        route = (props["HttpMethod"], resource_path(resources, props["ResourceId"]["Ref"]))
         routes.setdefault(_function_of(props["Integration"]["Uri"]), set()).add(route)
     write_id, _ = only(
         acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("write")})
@@ -55,7 +78,18 @@ def test_api_exposes_exactly_the_write_and_read_routes_as_lambda_proxies(acme: S
     read_id, _ = only(
         acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("read")})
     )
-    assert routes == {write_id: WRITE_ROUTES, read_id: READ_ROUTES}
+    skills_id, _ = only(
+        acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("procedural")})
+    )
+    compose_id, _ = only(
+        acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("composer")})
+    )
+    assert routes == {
+        write_id: WRITE_ROUTES,
+        read_id: READ_ROUTES,
+        skills_id: SKILL_ROUTES,
+        compose_id: COMPOSE_ROUTES,
+    }
 
 
 def _function_of(uri: dict[str, Any]) -> str:
@@ -64,19 +98,12 @@ def _function_of(uri: dict[str, Any]) -> str:
     return function_id
 
 
-def _path_of(resources: dict[str, Any], resource_id: str) -> str:
-    props = resources[resource_id]["Properties"]
-    parent = props["ParentId"]
-    prefix = "" if "Fn::GetAtt" in parent else _path_of(resources, parent["Ref"])
-    return f"{prefix}/{props['PathPart']}"
-
-
 def test_routes_require_their_path_parameters(acme: Synth) -> None:
     resources = acme.template.to_json()["Resources"]
     required = {}
     for method in acme.resources("AWS::ApiGateway::Method").values():
         props = method["Properties"]
-        required[(props["HttpMethod"], _path_of(resources, props["ResourceId"]["Ref"]))] = props.get(
+        required[(props["HttpMethod"], resource_path(resources, props["ResourceId"]["Ref"]))] = props.get(
             "RequestParameters"
         )
         assert "RequestValidatorId" in props
@@ -92,7 +119,13 @@ def test_routes_require_their_path_parameters(acme: Synth) -> None:
         ("GET", "/v1/health/deep"): None,
         ("POST", "/v1/context"): None,
         ("GET", "/v1/openapi.json"): None,
+        **{route: _params(route[1]) for route in SKILL_ROUTES | COMPOSE_ROUTES},
     }
+
+
+def _params(path: str) -> dict[str, bool] | None:
+    """Every `{name}` in the path, required (the library routes spelled out in SKILL/COMPOSE_ROUTES)."""
+    return {f"method.request.path.{name}": True for name in re.findall(r"{(\w+)}", path)} or None
 
 
 def test_request_validator_checks_parameters_and_leaves_bodies_to_the_lambda(acme: Synth) -> None:

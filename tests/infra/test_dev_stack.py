@@ -1,4 +1,5 @@
-"""A throwaway dev stack (`-c removalPolicy=destroy`): deletable in one command, and still nag-clean."""
+"""A throwaway dev stack (`-c removalPolicy=destroy`): deletable in one command, and still nag-clean.
+It also switches the procedural tier off (`-c procedural=false`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import pytest
 from aws_cdk.assertions import Match
 
-from tests.infra.conftest import Synth, only, synthesize
+from tests.infra.conftest import Synth, api_routes, only, synthesize
 
 # Same worker as test_stack.py: see the note there.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
@@ -31,6 +32,7 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Synth:
         throttleRateLimit="5",
         bedrockLlmModel="amazon.nova-lite-v1:0",
         searchVolumeGib="12",
+        procedural="false",
     )
 
 
@@ -67,7 +69,7 @@ def test_dev_stack_empties_its_buckets_on_delete(dev: Synth) -> None:
 
 def test_context_values_reach_the_function_and_the_stage(dev: Synth) -> None:
     functions = dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"})
-    assert len(functions) == 3
+    assert len(functions) == 4  # write, read, projector, compose: the procedural tier is off
     for function in functions.values():
         assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_TENANT_ID"] == "dev-1"
     _, write = only(
@@ -110,5 +112,20 @@ def test_an_in_region_llm_is_granted_in_this_region_only(dev: Synth) -> None:
     models = [
         f["Properties"]["Environment"]["Variables"].get("AGENTMEM_BEDROCK_LLM_MODEL") for f in functions
     ]
-    # The write function calls no model; the projector and the read function call the configured one.
-    assert sorted(models, key=str) == [None, "amazon.nova-lite-v1:0", "amazon.nova-lite-v1:0"]
+    # The write function calls no model; the projector, read and compose functions call the configured one.
+    assert sorted(models, key=str) == [None, *["amazon.nova-lite-v1:0"] * 3]
+
+
+def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(dev: Synth) -> None:
+    assert not dev.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("procedural")})
+    paths = {path for _, path in api_routes(dev)}
+    procedural = (
+        "/v1/functions",
+        "/v1/guidance",
+        *(f"/v1/skills/{v}" for v in ("search", "review", "links", "import")),
+    )
+    assert not [p for p in paths if p.startswith(procedural)]
+    assert "/v1/skills/{skill_id}/compose" in paths  # the composer stays
+    # Every function is told, so the projector never creates the skill index (it does so only when on).
+    for function in dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}).values():
+        assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_PROCEDURAL_ENABLED"] == "false"

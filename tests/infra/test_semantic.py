@@ -167,9 +167,17 @@ def test_projector_reads_the_stream_and_nothing_else_of_the_table(
         "sqs:GetQueueAttributes",
         "sqs:GetQueueUrl",
         "bedrock:InvokeModel",
+        # Skill library and catalogue items, re-read when their stream records arrive; never the log.
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:BatchGetItem",
     }
     stream_reads = [s for s in statements if "dynamodb:GetRecords" in s["Action"]]
     assert [s["Resource"] for s in stream_reads] == [{"Fn::GetAtt": [table_id, "StreamArn"]}]
+    (item_reads,) = [s for s in statements if "dynamodb:GetItem" in s["Action"]]
+    assert item_reads["Condition"] == {
+        "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["SKILLS#*", "CATALOGUE#*", "CONV#*"]}
+    }
 
 
 def test_read_function_reads_the_log_and_blobs_and_writes_nothing(
@@ -315,21 +323,24 @@ def _access_grants(synth: Synth) -> set[tuple[str, str, str]]:
     return grants
 
 
-def test_access_policy_names_only_the_projector_and_the_read_function(
+def test_access_policy_names_only_the_projector_and_the_read_only_functions(
     acme: Synth, projector: dict[str, Any], reader: dict[str, Any]
 ) -> None:
     writer = "<{}.Arn>".format(projector["Role"]["Fn::GetAtt"][0])
-    read_only = "<{}.Arn>".format(reader["Role"]["Fn::GetAtt"][0])
+    readers = ["<{}.Arn>".format(reader["Role"]["Fn::GetAtt"][0])]
+    for description in ("procedural", "composer"):
+        _, library = _function(acme, description)
+        readers.append("<{}.Arn>".format(library["Properties"]["Role"]["Fn::GetAtt"][0]))
     everything = f"{DOMAIN_ARN}/*"
     assert _access_grants(acme) == {
         # Read and write: create indexes, put documents (compare-and-set), _bulk, _refresh, _aliases.
         *((writer, action, everything) for action in ("es:ESHttpGet", "es:ESHttpHead")),
         *((writer, action, everything) for action in ("es:ESHttpPost", "es:ESHttpPut")),
-        # Read: get anything, and POST only to search and count.
-        (read_only, "es:ESHttpGet", everything),
-        (read_only, "es:ESHttpHead", everything),
-        (read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_search"),
-        (read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_count"),
+        # Read (read, skills and compose functions): get anything, and POST only to search and count.
+        *((read_only, "es:ESHttpGet", everything) for read_only in readers),
+        *((read_only, "es:ESHttpHead", everything) for read_only in readers),
+        *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_search") for read_only in readers),
+        *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_count") for read_only in readers),
     }
 
 

@@ -1,0 +1,39 @@
+"""What every HTTP Lambda entry point shares: the Powertools decorators around one resolver, and a
+count of responses by status class. Each `functions/<name>/handler.py` only picks its routes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agentmem.bootstrap import Services
+from agentmem.observability import logger, metrics, tracer
+
+Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+
+def count_metric(name: str, value: float) -> None:
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def with_metrics(services: Services) -> Services:
+    """Domain metrics (the composer's guardrail events) go out as CloudWatch EMF."""
+    services.metric = count_metric
+    return services
+
+
+def http_handler(app: APIGatewayRestResolver) -> Handler:
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics
+    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        response = app.resolve(event, context)
+        count_metric(f"Http{response['statusCode'] // 100}xx", 1)
+        return response
+
+    return handler
