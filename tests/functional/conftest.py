@@ -28,8 +28,16 @@ def api(services: Services) -> Call:
     app = build_resolver(services)
 
     def call(
-        method: str, path: str, body: Any = None, query: dict[str, str] | None = None
+        method: str,
+        path: str,
+        body: Any = None,
+        query: dict[str, str] | None = None,
+        principals: str | None = None,
     ) -> tuple[int, Any]:
+        # As an authorizer (or the local server) passes them: never in the request body.
+        context: dict[str, Any] = {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"}
+        if principals is not None:
+            context["authorizer"] = {"principals": principals}
         event = {
             "resource": path,
             "path": path,
@@ -40,7 +48,7 @@ def api(services: Services) -> Call:
             "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
             "pathParameters": None,
             "stageVariables": None,
-            "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"},
+            "requestContext": context,
             "body": json.dumps(body) if body is not None else None,
             "isBase64Encoded": False,
         }

@@ -96,6 +96,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from agentmem.compose.eval_run import run_eval, sample_folder
+
+    dataset = args.dataset or sample_folder() / "golden.jsonl"
+    budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    return run_eval(
+        dataset,
+        budgets,
+        catalogue=args.catalogue,
+        baseline=args.baseline,
+        out=args.out,
+        tolerance=args.tolerance,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentmem", description="Shared memory for teams of LLM agents.")
     verbs = parser.add_subparsers(dest="verb", required=True)
@@ -115,6 +130,19 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--subject", default=None, help="rebuild only this subject; the rest is copied")
     replay.add_argument("--data-dir", type=Path, default=None)
     replay.set_defaults(run=cmd_replay)
+
+    evaluate = verbs.add_parser("eval", help="recall of needed assets at token budgets, on a labelled set")
+    evaluate.add_argument("--dataset", type=Path, default=None, help="JSONL questions (default: the sample)")
+    evaluate.add_argument("--budgets", default="2500,5000,10000,15000", help="comma-separated token budgets")
+    evaluate.add_argument(
+        "--catalogue", type=Path, default=None, help="folder with assets.jsonl and skills.json"
+    )
+    evaluate.add_argument(
+        "--baseline", type=Path, default=None, help="JSON of a previous run: exit 1 on regression"
+    )
+    evaluate.add_argument("--tolerance", type=float, default=0.02, help="allowed drop below the baseline")
+    evaluate.add_argument("--out", type=Path, default=None, help="write the full result (per question) here")
+    evaluate.set_defaults(run=cmd_eval)
     return parser
 
 

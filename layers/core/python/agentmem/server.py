@@ -68,10 +68,20 @@ def to_proxy_event(
             "stage": "local",
             "requestId": request_id,
             "identity": {"sourceIp": peer},
+            # The loopback stand-in for an authorizer (see agentmem.api.principals).
+            **(
+                {"authorizer": {"principals": principals}}
+                if (principals := _local_principals(headers))
+                else {}
+            ),
         },
         "body": text,
         "isBase64Encoded": encoded,
     }
+
+
+def _local_principals(headers: dict[str, str]) -> str:
+    return next((v for k, v in headers.items() if k.lower() == "x-agentmem-principals"), "")
 
 
 class ResolverPool:

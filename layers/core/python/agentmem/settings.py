@@ -59,6 +59,13 @@ class Settings(BaseModel):
     opensearch_prefix: str = "agentmem"
     bedrock_embedding_model: str = "amazon.titan-embed-text-v2:0"
     bedrock_llm_model: str | None = None
+    # Bedrock Rerank model ARN for the composer; unset, the composer ranks by fused BM25 + vector.
+    bedrock_rerank_model: str | None = None
+
+    # composer: JSON object mapping an IAM caller ARN (fnmatch patterns allowed) to its principals,
+    # e.g. {"arn:aws:sts::123456789012:assumed-role/analyst-agent/*": ["analyst"]}. A Lambda
+    # authorizer that sets `principals` in its context takes precedence.
+    principal_map: str | None = None
 
     def declared_fact_types(self) -> list[FactType]:
         if self.fact_types is None:

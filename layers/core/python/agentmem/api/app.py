@@ -91,13 +91,14 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         app.include_router(context_router(services))
         app.include_router(health_router(services))
         if services.settings.procedural_enabled:
+            from agentmem.api.routes.skill_transfer import skill_transfer_router
             from agentmem.api.routes.skills import skills_router
 
-            app.include_router(
-                skills_router(
-                    lambda: services.skills, lambda: services.skill_search, lambda: services.skill_review
-                )
-            )
+            app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search))
+            app.include_router(skill_transfer_router(lambda: services.skills, lambda: services.skill_review))
+        from agentmem.api.routes.compose import compose_router
+
+        app.include_router(compose_router(lambda: services.composer, services.settings.principal_map))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

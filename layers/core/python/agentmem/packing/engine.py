@@ -28,9 +28,10 @@ def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (-c.score, c.item_id))
 
 
-def render(title: str, sections: Sequence[Section], placed: Sequence[Placed]) -> str:
-    """The document: a title, then each section that has items, items in rank order."""
-    parts = [f"# {title}"]
+def render(title: str, sections: Sequence[Section], placed: Sequence[Placed], preamble: str = "") -> str:
+    """The document: a title, the preamble if any, then each section that has items, items in
+    rank order."""
+    parts = [f"# {title}", *([preamble.strip()] if preamble.strip() else [])]
     for section in sections:
         lines = [p.candidate.renders[p.level] for p in placed if p.candidate.source == section.source]
         if lines:
@@ -59,12 +60,19 @@ class _Ledger:
 
 class _Packer:
     def __init__(
-        self, ranked: list[Candidate], budget: int, sections: Sequence[Section], title: str, count: Counter
+        self,
+        ranked: list[Candidate],
+        budget: int,
+        sections: Sequence[Section],
+        title: str,
+        count: Counter,
+        preamble: str = "",
     ) -> None:
         self.ranked = ranked
         self.budget = budget
         self.sections = sections
         self.title = title
+        self.preamble = preamble.strip()
         self.count = count
         self.headings = {s.source: count(f"\n\n## {s.heading}\n") for s in sections}
         self._costs: dict[tuple[str, int], int] = {}
@@ -94,9 +102,11 @@ class _Packer:
             for section in self.sections
         ]  # fmt: skip
         sections = [(section, lines) for section, lines in sections if lines]
+        head = f"# {self.title}\n\n{self.preamble}" if self.preamble else f"# {self.title}"
         if not sections:
-            return self._chunk(f"# {self.title}\n")
-        total = self._chunk(f"# {self.title}\n\n")
+            return self._chunk(f"{head}\n")
+        # The preamble ends a line and the next chunk starts with "#": the boundary holds there too.
+        total = self._chunk(f"{head}\n\n")
         for n, (section, lines) in enumerate(sections):
             total += self._chunk(f"## {section.heading}\n")
             ends = "\n" if n == len(sections) - 1 else "\n\n"
@@ -111,7 +121,7 @@ class _Packer:
             for c in self.ranked
             if c.item_id in levels
         ]
-        return placed, render(self.title, self.sections, placed), self.tokens_of(levels)
+        return placed, render(self.title, self.sections, placed, self.preamble), self.tokens_of(levels)
 
     def admit(self, ledger: _Ledger, shares: dict[str, float]) -> dict[str, int]:
         chosen: dict[str, int] = {}
@@ -145,6 +155,41 @@ class _Packer:
                 chosen, tokens = trial, total
         return chosen
 
+    def admit_prefix(self, room: int, identity_share: float) -> dict[str, int]:
+        """Detail first, in rank order: each item takes the fullest rendering that still fits
+        beside what the items above it took, keeping `identity_share` of the room back. The first
+        item that fits at no level ends the prefix; the items after it are admitted at identity
+        level, in rank order, while the whole room lasts."""
+        chosen: dict[str, int] = {}
+        opened: set[str] = set()
+        spent, detail_room = 0, room - int(room * identity_share)
+
+        def heading(c: Candidate) -> int:
+            return 0 if c.source in opened else self.headings.get(c.source, 0)
+
+        rest = self.ranked
+        for n, c in enumerate(self.ranked):
+            fits = [
+                lvl
+                for lvl in range(len(c.renders))
+                if spent + self.line_cost(c, lvl) + heading(c) <= detail_room
+            ]
+            if not fits:
+                rest = self.ranked[n:]
+                break
+            spent += self.line_cost(c, fits[0]) + heading(c)
+            chosen[c.item_id] = fits[0]
+            opened.add(c.source)
+        else:
+            rest = []
+        for c in rest:
+            cost = self.line_cost(c, len(c.renders) - 1) + heading(c)
+            if spent + cost <= room:
+                spent += cost
+                chosen[c.item_id] = len(c.renders) - 1
+                opened.add(c.source)
+        return chosen
+
     def upgrade(self, chosen: dict[str, int], ledger: _Ledger) -> dict[str, int]:
         chosen = dict(chosen)
         for pooled in (False, True):
@@ -169,15 +214,25 @@ def pack(
     title: str,
     count: Counter,
     encoding: str,
+    preamble: str = "",
+    prefix_identity_share: float | None = None,
 ) -> Packed:
-    """`shares` maps each requested source to its fraction of the budget (normalised here)."""
-    packer = _Packer(rank(candidates), budget, sections, title, count)
-    base = count(render(title, sections, []))
+    """`shares` maps each requested source to its fraction of the budget (normalised here).
+    `preamble` is fixed text placed after the title, before the sections (it counts).
+
+    With `prefix_identity_share`, the policy is the composer's instead: shares only say which
+    sources are requested, the ranking's prefix takes its detail first (see `admit_prefix`) and
+    at most that share of the budget goes to identity lines for the items below the cut."""
+    packer = _Packer(rank(candidates), budget, sections, title, count, preamble)
+    base = count(render(title, sections, [], preamble))
     if base > budget:
         dropped = [
             Dropped(c.item_id, c.source, "budget smaller than the document's title") for c in packer.ranked
         ]
         return Packed("", 0, budget, [], dropped, {}, encoding)
+    if prefix_identity_share is not None:
+        placed, markdown, tokens = packer.exact(packer.admit_prefix(budget - base, prefix_identity_share))
+        return _finish(packer, placed, markdown, tokens, shares, encoding)
     total_share = sum(shares.values()) or 1.0
     ledger = _Ledger({src: int((budget - base) * share / total_share) for src, share in shares.items()})
 
@@ -194,13 +249,20 @@ def pack(
         )
 
     placed, markdown, tokens = packer.exact(packer.upgrade(chosen, ledger))
+    return _finish(packer, placed, markdown, tokens, shares, encoding)
+
+
+def _finish(
+    packer: _Packer, placed: list[Placed], markdown: str, tokens: int, shares: dict[str, float], encoding: str
+) -> Packed:
+    budget, count = packer.budget, packer.count
     while tokens > budget and placed:  # estimates ran over: take detail back, lowest rank first
         placed, markdown, tokens = packer.exact({p.candidate.item_id: p.level for p in _shrink(placed)})
     # The budget is never taken on trust: the rendered document itself is counted once more.
     tokens = count(markdown)
     while tokens > budget and placed:
         placed = _shrink(placed)
-        markdown = render(title, sections, placed)
+        markdown = render(packer.title, packer.sections, placed, packer.preamble)
         tokens = count(markdown)
 
     kept = {p.candidate.item_id for p in placed}

@@ -1,0 +1,106 @@
+"""Routes of the composer: knowledge assets, authored skills, and compose."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
+
+from agentmem.api.errors import error_responses
+from agentmem.api.principals import caller_principals
+from agentmem.compose import authoring
+from agentmem.compose.model import (
+    ComposeRequest,
+    ComposerSkill,
+    ComposerSkillSpec,
+    PutAssetsRequest,
+    PutAssetsResponse,
+    StoredAsset,
+)
+from agentmem.compose.report import ComposeResponse
+from agentmem.compose.service import ComposerService
+from agentmem.errors import NotFoundError
+from agentmem.model.common import ID_PATTERN
+
+AssetId = Annotated[str, Path(pattern=ID_PATTERN, description="Asset id.")]
+SkillId = Annotated[str, Path(pattern=ID_PATTERN, description="Composer skill id.")]
+TAGS = ["composer"]
+
+
+def compose_router(composer: Callable[[], ComposerService], principal_map: str | None) -> APIGatewayRouter:
+    router = APIGatewayRouter()
+
+    @router.put(
+        "/v1/assets",
+        summary="Write knowledge assets in bulk (create or replace, one transaction)",
+        responses=error_responses(400, 413, 415, 422, 503),
+        tags=TAGS,
+    )
+    def put_assets(body: Annotated[PutAssetsRequest, Body()]) -> PutAssetsResponse:
+        revision = authoring.put_assets(composer().catalogue, body)
+        return PutAssetsResponse(written=len(body.assets), revision=revision)
+
+    @router.get(
+        "/v1/assets/<asset_id>",
+        summary="One asset, payload included",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def get_asset(asset_id: AssetId) -> StoredAsset:
+        found = composer().catalogue.get_assets([asset_id])
+        if asset_id not in found:
+            raise NotFoundError(f"no asset {asset_id!r}", field="asset_id")
+        return found[asset_id]
+
+    @router.delete(
+        "/v1/assets/<asset_id>",
+        summary="Delete an asset; it leaves every scope at the next compose",
+        responses={
+            204: {"description": "Deleted; no body.", "content": {}},
+            **error_responses(404, 422, 503),
+        },
+        tags=TAGS,
+    )
+    def delete_asset(asset_id: AssetId) -> Response[Any]:
+        composer().catalogue.delete_asset(asset_id)
+        return Response(status_code=204, content_type=None, body=None)
+
+    @router.put(
+        "/v1/skills/<skill_id>",
+        summary="Write an authored skill: intent, procedure, output contract, guardrails and a scope",
+        description="Validated and versioned. Scope globs: `*` within one path segment, `**` any depth.",
+        responses=error_responses(400, 415, 422, 503),
+        tags=TAGS,
+    )
+    def put_skill(skill_id: SkillId, body: Annotated[ComposerSkillSpec, Body()]) -> ComposerSkill:
+        return authoring.put_skill(composer().catalogue, skill_id, body)
+
+    @router.get(
+        "/v1/skills/<skill_id>",
+        summary="An authored skill's current version",
+        responses=error_responses(404, 422, 503),
+        tags=TAGS,
+    )
+    def get_skill(skill_id: SkillId) -> ComposerSkill:
+        return composer().skill(skill_id)
+
+    @router.post(
+        "/v1/skills/<skill_id>/compose",
+        summary="Compose the skill's document for one question, under a token budget, with a report",
+        description=(
+            "The caller's principals come from the auth context. The scope compiles into one "
+            "filter; strategies retrieve, sections are ranked and cut to the budget (default: "
+            "the skill's, at most 50,000 tokens); the report says what ran, what was cut and why."
+        ),
+        responses=error_responses(400, 404, 415, 422, 503),
+        tags=TAGS,
+    )
+    def compose(skill_id: SkillId, body: Annotated[ComposeRequest, Body()]) -> Response[ComposeResponse]:
+        context = router.current_event.raw_event.get("requestContext") or {}
+        result = composer().compose(skill_id, body, caller_principals(context, principal_map))
+        return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=result)
+
+    return router

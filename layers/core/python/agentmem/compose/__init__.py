@@ -1,0 +1,1 @@
+"""The composer: authored skills compiled into budgeted documents over live knowledge."""

@@ -1,0 +1,88 @@
+"""Route the candidate pool by its size, then rank it with reciprocal rank fusion (k=60).
+
+- a handful (≤ HANDFUL): every candidate is fetched whole and ranked;
+- hundreds (≤ HUNDREDS): the reranker orders the pool on short bodies (Bedrock Rerank on AWS;
+  locally the fused BM25 + vector ranks, which the strategies already produced);
+- thousands: vector similarity cuts the pool to HUNDREDS first, then as above.
+
+Every candidate also gets a vector rank within the pool (`pool_vector`), so assets that a
+traversal pulled in (parents, relatives) are ranked on their own merit, not only by who brought
+them. Fusion is weighted: the traversals vouch for relevance less than the searches do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from agentmem.compose.indexing import embedding_text
+from agentmem.compose.ports import AssetIndex, Reranker
+from agentmem.compose.report import DroppedAsset
+from agentmem.compose.strategies import Retrieval
+from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion
+
+HANDFUL = 25
+HUNDREDS = 1000
+RENDER_CAP = 150
+"""Candidates that go on to rendering; the packer needs no more to fill 50,000 tokens."""
+RERANK_DEPTH = 100
+WEIGHTS = {
+    "entities": 1.0,
+    "keyword": 1.0,
+    "vector": 1.0,
+    "pool_vector": 1.0,
+    "rerank": 1.5,
+    "hierarchy": 0.5,
+    "orphans": 0.5,
+    "relatives": 0.5,
+}
+
+
+@dataclass
+class Ranked:
+    ids: list[str]
+    scores: dict[str, float]
+    lists: dict[str, list[str]]
+    route: str
+    dropped: list[DroppedAsset] = field(default_factory=list)
+
+
+def rank_candidates(
+    r: Retrieval,
+    index: AssetIndex,
+    reranker: Reranker | None,
+    query_vector: Callable[[], Sequence[float]],
+) -> Ranked:
+    pool = r.pool()
+    lists = dict(r.lists)
+    if not pool:
+        return Ranked([], {}, lists, "empty")
+    similarity = index.similarities(query_vector(), pool)
+    by_similarity = sorted(pool, key=lambda i: (-similarity.get(i, -1.0), i))
+    dropped: list[DroppedAsset] = []
+    if len(pool) <= HANDFUL:
+        route = "fetch_whole"
+    elif len(pool) <= HUNDREDS:
+        route = "rerank"
+    else:
+        route = "vector_rerank"
+        dropped += [
+            DroppedAsset(asset_id=i, reason=f"below the top {HUNDREDS} by similarity", stage="routing")
+            for i in by_similarity[HUNDREDS:]
+        ]
+        keep = set(by_similarity[:HUNDREDS])
+        lists = {name: [i for i in ids if i in keep] for name, ids in lists.items()}
+        by_similarity = by_similarity[:HUNDREDS]
+    lists["pool_vector"] = by_similarity
+    fused = reciprocal_rank_fusion(lists, weights={n: WEIGHTS.get(n, 0.5) for n in lists}, k=RRF_K)
+    if reranker is not None and route != "fetch_whole":
+        assets = r.fetch([key for key, _, _ in fused[:RERANK_DEPTH]])
+        documents = [(i, embedding_text(a)) for i, a in assets.items()]  # short bodies
+        lists["rerank"] = [i for i, _ in reranker.rerank(r.question, documents)]
+        fused = reciprocal_rank_fusion(lists, weights={n: WEIGHTS.get(n, 0.5) for n in lists}, k=RRF_K)
+    ids = [key for key, _, _ in fused]
+    dropped += [
+        DroppedAsset(asset_id=i, reason=f"ranked below the top {RENDER_CAP} candidates", stage="routing")
+        for i in ids[RENDER_CAP:]
+    ]
+    ids = ids[:RENDER_CAP]
+    return Ranked(ids, {key: score for key, score, _ in fused}, lists, route, dropped)

@@ -1,0 +1,226 @@
+"""Compose: a skill's question, answered with a document built for this one call.
+
+scope (compiled once, cached per skill version and catalogue revision)
+  -> strategy graph (entities, keyword, vector, hierarchy, orphans, relatives)
+  -> route by candidate count -> rank (RRF k=60) -> primary-store check (permission, deprecation,
+  scope again) -> sections -> one packing engine under the budget -> markdown + report."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Collection, Sequence
+
+from agentmem.compose.cache import Lru
+from agentmem.compose.catalogue_view import CatalogueView
+from agentmem.compose.indexing import AssetIndexer
+from agentmem.compose.layout import Layout
+from agentmem.compose.model import ComposeRequest, ComposerSkill, StoredAsset
+from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory, Reranker
+from agentmem.compose.ranking import Ranked, rank_candidates
+from agentmem.compose.report import ComposeReport, ComposeResponse, DroppedAsset, ScopeReport, StrategyReport
+from agentmem.compose.scope import ScopeFilter, resolve_scope
+from agentmem.compose.strategies import Limits, Retrieval, StrategyGraph, StrategyRun
+from agentmem.errors import NotFoundError
+from agentmem.ports import Embedder
+
+logger = logging.getLogger(__name__)
+
+EVERYONE = "everyone"
+GUARDRAIL_TRUNCATED = "composer_final_summary_truncated"
+MetricSink = Callable[[str, float], None]
+
+
+class ComposerService:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        index: AssetIndex,
+        embedder: Callable[[], Embedder],
+        layout: Layout,
+        conversations: ConversationMemory,
+        *,
+        reranker: Reranker | None = None,
+        limits: Limits | None = None,
+        sync_on_compose: bool = True,
+        metric: MetricSink | None = None,
+    ) -> None:
+        self.catalogue = catalogue
+        self._index = index
+        self._embedder = embedder
+        self._layout = layout
+        self._conversations = conversations
+        self._reranker = reranker
+        self._graph = StrategyGraph(index, limits)
+        self.indexer = AssetIndexer(catalogue, index, embedder)
+        self._sync_on_compose = sync_on_compose
+        self._metric = metric or (lambda name, value: None)
+        self._views: Lru[CatalogueView] = Lru(2)
+        self._scopes: Lru[ScopeFilter] = Lru(256)
+        self._retrievals: Lru[tuple[int, dict[str, list[str]], list[StrategyRun], list[str]]] = Lru(512)
+
+    # -- reading the catalogue ---------------------------------------------------------------
+
+    def view(self) -> CatalogueView:
+        revision = self.catalogue.revision()
+        view = self._views.get(revision)
+        if view is None:
+            view = CatalogueView(self.catalogue.headers(), revision)
+            self._views.put(revision, view)
+        return view
+
+    def skill(self, skill_id: str) -> ComposerSkill:
+        try:
+            return self.catalogue.get_skill(skill_id)
+        except NotFoundError as exc:
+            raise NotFoundError(f"no skill {skill_id!r}", field="skill_id") from exc
+
+    def scope_of(self, skill: ComposerSkill, view: CatalogueView) -> tuple[ScopeFilter, bool]:
+        key = (skill.skill_id, skill.version, view.revision)
+        cached = self._scopes.get(key)
+        if cached is not None:
+            return cached, True
+        resolved = resolve_scope(skill.scope, list(view.by_id.values()), view.revision)
+        self._scopes.put(key, resolved)
+        return resolved, False
+
+    # -- compose -----------------------------------------------------------------------------
+
+    def compose(self, skill_id: str, request: ComposeRequest, principals: Collection[str]) -> ComposeResponse:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        skill = self.skill(skill_id)
+        budget = request.budget_tokens or skill.budget_tokens
+        caller = sorted({*principals, EVERYONE})
+        if self._sync_on_compose:
+            self.indexer.sync()
+        view = self.view()
+        scope, scope_cached = self.scope_of(skill, view)
+        readable = frozenset(
+            i for i in scope.ids if not caller_set(caller).isdisjoint(view.by_id[i].principals)
+        )
+        timings["scope"] = _ms(started)
+
+        vector_cache: list[Sequence[float]] = []
+
+        def query_vector() -> Sequence[float]:
+            if not vector_cache:
+                vector_cache.append(self._embedder().embed([request.question])[0])
+            return vector_cache[0]
+
+        fetched: dict[str, StoredAsset] = {}
+
+        def fetch(ids: Sequence[str]) -> dict[str, StoredAsset]:
+            missing = [i for i in ids if i not in fetched]
+            if missing:
+                fetched.update(self.catalogue.get_assets(missing))
+            return {i: fetched[i] for i in ids if i in fetched}
+
+        retrieval = Retrieval(
+            request.question,
+            scope,
+            readable,
+            view,
+            query_vector,
+            fetch,
+        )
+        cache_key = (scope.key, " ".join(request.question.lower().split()), tuple(caller))
+        hit = self._retrievals.get(cache_key, lambda v: v[0] == scope.freshness)
+        if hit is not None:
+            _, lists, runs, entities = hit
+            retrieval.lists, retrieval.entities = dict(lists), list(entities)
+        else:
+            runs = self._graph.run(retrieval)
+            self._retrievals.put(
+                cache_key, (scope.freshness, dict(retrieval.lists), runs, list(retrieval.entities))
+            )
+        timings["retrieve"] = _ms(started) - timings["scope"]
+
+        ranked = rank_candidates(retrieval, self._index, self._reranker, query_vector)
+        assets = fetch(ranked.ids)
+        kept, dropped, withheld = self._check_primary(ranked, assets, scope, caller)
+        timings["rank"] = _ms(started) - timings["retrieve"] - timings["scope"]
+
+        sent = self._conversations.sent(request.conversation_id) if request.conversation_id else {}
+        composed = self._layout.compose(
+            skill, request.question, budget, kept, ranked.scores, assets, view, sent
+        )
+        if request.conversation_id and composed.delivered:
+            self._conversations.record(request.conversation_id, composed.delivered)
+        if composed.truncated:
+            logger.warning(
+                GUARDRAIL_TRUNCATED,
+                extra={"skill_id": skill.skill_id, "budget": budget, "cut": len(composed.dropped)},
+            )
+            self._metric(GUARDRAIL_TRUNCATED, 1.0)
+        timings["render"] = _ms(started) - sum(timings.values())
+        timings["total"] = _ms(started)
+
+        report = ComposeReport(
+            skill_id=skill.skill_id,
+            skill_version=skill.version,
+            budget_tokens=budget,
+            used_tokens=composed.tokens,
+            encoding=composed.encoding,
+            principals=caller,
+            scope=ScopeReport(
+                revision=scope.revision,
+                assets=len(scope.ids),
+                readable=len(readable),
+                rules={r.rule: r.matched for r in scope.rules},
+                empty_rules=scope.empty_rules,
+                excluded=scope.excluded,
+                deprecated=scope.deprecated,
+                cached=scope_cached,
+            ),
+            strategies=[StrategyReport(**run.__dict__) for run in runs],
+            route=ranked.route,
+            candidates=len(ranked.ids),
+            rankers={name: [i for i in ids if i in readable][:20] for name, ids in ranked.lists.items()},
+            sections=composed.sections,
+            cut_line=composed.cut_line,
+            dropped=[*dropped, *ranked.dropped, *composed.dropped],
+            withheld=withheld + len(scope.ids) - len(readable),
+            offloaded=composed.offloaded,
+            template_misses=composed.events.misses,
+            shadow_mismatches=composed.events.shadow_mismatches,
+            already_sent=composed.already_sent,
+            truncated=composed.truncated,
+            cache={"scope": scope_cached, "retrieval": hit is not None},
+            ms={k: round(v, 2) for k, v in timings.items()},
+        )
+        return ComposeResponse(markdown=composed.markdown, report=report)
+
+    def _check_primary(
+        self, ranked: Ranked, assets: dict[str, StoredAsset], scope: ScopeFilter, caller: list[str]
+    ) -> tuple[list[str], list[DroppedAsset], int]:
+        """The primary store decides, not the index: permission, deprecation, and scope again."""
+        kept: list[str] = []
+        dropped: list[DroppedAsset] = []
+        withheld = 0
+        allowed = caller_set(caller)
+        for asset_id in ranked.ids:
+            asset = assets.get(asset_id)
+            if asset is None:
+                dropped.append(
+                    DroppedAsset(asset_id=asset_id, reason="deleted from the catalogue", stage="primary")
+                )
+            elif allowed.isdisjoint(asset.principals):
+                withheld += 1  # never named: the caller may not learn that it exists
+            elif asset.deprecated:
+                dropped.append(DroppedAsset(asset_id=asset_id, reason="deprecated", stage="primary"))
+            elif not scope.admits(asset_id):
+                dropped.append(
+                    DroppedAsset(asset_id=asset_id, reason="outside the skill's scope", stage="scope")
+                )
+            else:
+                kept.append(asset_id)
+        return kept, dropped, withheld
+
+
+def caller_set(principals: Collection[str]) -> frozenset[str]:
+    return frozenset(principals) | {EVERYONE}
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
