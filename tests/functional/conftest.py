@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
+from agentmem.bootstrap import Services, bootstrap
+from agentmem.compose.eval_run import install, sample_folder
+from agentmem.compose.evaluate import load_catalogue
 from agentmem.procedural.ports import SkillLibrary
+from agentmem.settings import Settings
 from tests.conftest import FakeLambdaContext
 
 Call = Callable[..., tuple[int, Any]]
@@ -56,3 +61,20 @@ def api(services: Services) -> Call:
         return result["statusCode"], json.loads(result["body"] or "null")
 
     return call
+
+
+@pytest.fixture(scope="module")
+def installed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample catalogue installed and indexed once per module, as a data dir to copy."""
+    data_dir = tmp_path_factory.mktemp("sample") / "data"
+    services = bootstrap(Settings(data_dir=data_dir))
+    install(services, load_catalogue(sample_folder()))
+    services.composer.indexer.sync()
+    return data_dir
+
+
+@pytest.fixture
+def sample_services(installed_sample: Path, settings: Settings) -> Services:
+    """A private copy of the installed sample catalogue, wired like any deployment."""
+    shutil.copytree(installed_sample, settings.data_dir)
+    return bootstrap(settings)

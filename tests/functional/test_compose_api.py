@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.compose.eval_run import install, sample_folder
-from agentmem.compose.evaluate import load_catalogue
-from agentmem.settings import Settings
+from agentmem.bootstrap import Services
 from agentmem.tokens import count_tokens
 from tests.functional.conftest import Call
 
@@ -24,25 +19,10 @@ METRICS = "/v1/skills/metric-answering"
 RESTRICTED = "table:finance.fct_revenue_recognized"  # principals: finance only
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample catalogue installed and indexed once; each test gets its own copy of the files."""
-    data_dir = tmp_path_factory.mktemp("sample") / "data"
-    services = bootstrap(Settings(data_dir=data_dir))
-    install(services, load_catalogue(sample_folder()))
-    services.composer.indexer.sync()
-    return data_dir
-
-
 @pytest.fixture
-def services(installed: Path, settings: Settings) -> Services:
-    shutil.copytree(installed, settings.data_dir)
-    return bootstrap(settings)
-
-
-@pytest.fixture
-def sample(services: Services) -> Services:
-    return services
+def services(sample_services: Services) -> Services:
+    """Every route here runs over the sample catalogue."""
+    return sample_services
 
 
 def compose(
@@ -66,7 +46,7 @@ def stable(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def test_compose_fits_the_budget_exactly_and_says_what_it_did(sample: Services, api: Call) -> None:
+def test_compose_fits_the_budget_exactly_and_says_what_it_did(services: Services, api: Call) -> None:
     answer = compose(api, "metric-answering", budget_tokens=2500)
     report = answer["report"]
     assert count_tokens(answer["markdown"], report["encoding"]) == report["used_tokens"] <= 2500
@@ -81,14 +61,14 @@ def test_compose_fits_the_budget_exactly_and_says_what_it_did(sample: Services, 
     assert all(d["reason"] for d in report["dropped"])
 
 
-def test_identical_input_gives_byte_identical_output(sample: Services, api: Call) -> None:
+def test_identical_input_gives_byte_identical_output(services: Services, api: Call) -> None:
     first, second = compose(api, "metric-answering"), compose(api, "metric-answering")
     assert first["markdown"] == second["markdown"]
     assert stable(first["report"]) == stable(second["report"])
     assert second["report"]["cache"] == {"scope": True, "retrieval": True}
 
 
-def test_a_rule_that_matches_nothing_fails_closed(sample: Services, api: Call) -> None:
+def test_a_rule_that_matches_nothing_fails_closed(services: Services, api: Call) -> None:
     spec = {"intent": "Answer about nothing.", "scope": {"include": ["warehouse/nowhere/**"]}}
     assert api("PUT", "/v1/skills/empty-scope", spec)[0] == 200
     report = compose(api, "empty-scope")["report"]
@@ -98,7 +78,7 @@ def test_a_rule_that_matches_nothing_fails_closed(sample: Services, api: Call) -
 
 
 def test_deprecating_or_deleting_an_asset_takes_effect_at_the_next_compose(
-    sample: Services, api: Call
+    services: Services, api: Call
 ) -> None:
     query_id = "query:finance.monthly_net_revenue"
     assert query_id in compose(api, "metric-answering")["markdown"]
@@ -113,7 +93,9 @@ def test_deprecating_or_deleting_an_asset_takes_effect_at_the_next_compose(
     assert "note:data-team.test-orders" not in compose(api, "metric-answering", "test orders")["markdown"]
 
 
-def test_a_restricted_asset_never_reaches_a_caller_without_its_principal(sample: Services, api: Call) -> None:
+def test_a_restricted_asset_never_reaches_a_caller_without_its_principal(
+    services: Services, api: Call
+) -> None:
     question = "recognised revenue by revenue stream and deferred balance"
     spec = {"intent": "Finance questions.", "scope": {"include": ["warehouse/finance/**"]}}
     api("PUT", "/v1/skills/finance-tables", spec)
@@ -123,7 +105,7 @@ def test_a_restricted_asset_never_reaches_a_caller_without_its_principal(sample:
     assert RESTRICTED in compose(api, "finance-tables", question, principals="analyst,finance")["markdown"]
 
 
-def test_within_a_conversation_unchanged_bodies_are_not_sent_again(sample: Services, api: Call) -> None:
+def test_within_a_conversation_unchanged_bodies_are_not_sent_again(services: Services, api: Call) -> None:
     first = compose(api, "metric-answering", conversation_id="c1", budget_tokens=5000)
     second = compose(api, "metric-answering", conversation_id="c1", budget_tokens=5000)
     sent = second["report"]["already_sent"]
@@ -154,15 +136,15 @@ def skill(**scope: list[str]) -> dict[str, Any]:
     ],
 )  # fmt: skip
 def test_bad_input_names_the_field_and_writes_nothing(
-    sample: Services, api: Call, method: str, path: str, body: Any, status: int, field: str
+    services: Services, api: Call, method: str, path: str, body: Any, status: int, field: str
 ) -> None:
-    revision = sample.composer.catalogue.revision()
+    revision = services.composer.catalogue.revision()
     got, error = api(method, path, body)
     assert (got, error["error"]["field"]) == (status, field), error
-    assert sample.composer.catalogue.revision() == revision
+    assert services.composer.catalogue.revision() == revision
 
 
-def test_a_bulk_over_the_transaction_size_is_refused_whole(sample: Services, api: Call) -> None:
+def test_a_bulk_over_the_transaction_size_is_refused_whole(services: Services, api: Call) -> None:
     _, one = api("GET", "/v1/assets/note:data-team.test-orders")
     one.pop("change_seq")
     bulk = [{**one, "asset_id": f"note:bulk.{i}", "path": f"notes/bulk/n{i}"} for i in range(100)]

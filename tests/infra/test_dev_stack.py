@@ -126,6 +126,9 @@ def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(d
     )
     assert not [p for p in paths if p.startswith(procedural)]
     assert "/v1/skills/{skill_id}/compose" in paths  # the composer stays
+    _, mapping = only(dev.resources("AWS::Lambda::EventSourceMapping"))
+    patterns = [f["Pattern"] for f in mapping["Properties"]["FilterCriteria"]["Filters"]]
+    assert len(patterns) == 2 and not any("SKILLS#" in p for p in patterns)  # events and assets only
     # Every function is told, so the projector never creates the skill index (it does so only when on).
     for function in dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}).values():
         assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_PROCEDURAL_ENABLED"] == "false"

@@ -90,13 +90,20 @@ def test_stream_mapping_never_lets_a_poison_record_block_the_shard(acme: Synth) 
     assert "ParallelizationFactor" not in props
 
 
-def test_only_inserted_events_invoke_the_projector(acme: Synth) -> None:
+def test_only_inserted_events_and_library_changes_invoke_the_projector(acme: Synth) -> None:
     _, mapping = only(acme.resources("AWS::Lambda::EventSourceMapping"))
-    (pattern,) = mapping["Properties"]["FilterCriteria"]["Filters"]
-    assert json.loads(pattern["Pattern"]) == {
-        "eventName": ["INSERT"],
-        "dynamodb": {"NewImage": {"entity": {"S": ["event"]}}},
-    }
+    patterns = [json.loads(f["Pattern"]) for f in mapping["Properties"]["FilterCriteria"]["Filters"]]
+
+    def keys(pk: str, sk: str) -> dict[str, Any]:
+        return {"dynamodb": {"Keys": {"pk": {"S": [{"prefix": pk}]}, "sk": {"S": [{"prefix": sk}]}}}}
+
+    assert patterns == [
+        {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"entity": {"S": ["event"]}}}},
+        # Catalogue assets and skill-library items: any change, matched on keys (REMOVE has no image).
+        keys("CATALOGUE#", "A#"),
+        keys("SKILLS#", "FN#"),
+        keys("SKILLS#", "GD#"),
+    ]
 
 
 def test_dead_letter_queue_is_encrypted_tls_only_and_keeps_messages_14_days(acme: Synth) -> None:

@@ -97,6 +97,8 @@ def test_log_table_is_on_demand_recoverable_streamed_and_encrypted(acme: Synth) 
     assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
     assert props["StreamSpecification"] == {"StreamViewType": "NEW_IMAGE"}
     assert props["SSESpecification"] == {"SSEEnabled": True}
+    # Conversation memory expires; the adapters write `expires_at` on nothing else.
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
 
 
 def test_log_table_is_retained_and_deletion_protected_by_default(acme: Synth) -> None:

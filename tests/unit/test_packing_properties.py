@@ -96,3 +96,48 @@ def test_the_document_count_is_the_sum_of_its_line_chunks(
     }
     placed = [Placed(c, levels[c.item_id], 0) for c in ranked if c.item_id in levels]
     assert packer.tokens_of(levels) == counter(render("Context for planner: what next?", SECTIONS, placed))
+
+
+# -- the composer's policy: the ranking's prefix takes its detail first -------------------------
+
+
+def run_prefix(cands: list[Candidate], budget: int, preamble: str, share: float) -> Packed:
+    return pack(
+        cands, budget=budget, shares={"semantic": 1.0, "episodic": 1.0}, sections=SECTIONS,
+        title="skill: question", count=lambda t: count_tokens(t, "o200k_base"), encoding="o200k_base",
+        preamble=preamble, prefix_identity_share=share,
+    )  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cands=candidates(),
+    budget=st.integers(min_value=1, max_value=1500),
+    preamble=st.sampled_from(
+        ["", "## Intent\nAnswer well.", "## Intent\nx\n\n## Guardrails\n  - never guess"]
+    ),
+    share=st.floats(min_value=0, max_value=0.5),
+)
+def test_prefix_policy_never_over_budget_and_never_skips_rank(
+    cands: list[Candidate], budget: int, preamble: str, share: float
+) -> None:
+    packed = run_prefix(cands, budget, preamble, share)
+    assert count_tokens(packed.markdown, "o200k_base") == packed.tokens <= budget
+    assert run_prefix(list(reversed(cands)), budget, preamble, share) == packed
+    if preamble and packed.markdown:
+        assert preamble.strip() in packed.markdown
+    # Items are admitted in rank order: a dropped item never outranks a placed one.
+    ranked = [c.item_id for c in sorted(cands, key=lambda c: (-c.score, c.item_id))]
+    placed = {p.candidate.item_id for p in packed.placed}
+    if placed and packed.dropped:
+        assert max(ranked.index(i) for i in placed) < min(ranked.index(d.item_id) for d in packed.dropped)
+
+
+def test_prefix_policy_gives_the_top_item_its_full_body_before_listing_the_tail() -> None:
+    top = Candidate("a", "semantic", 1.0, ("full body of a " * 20, "a"))
+    tail = [Candidate(f"t{i:02d}", "semantic", 0.5 - i / 100, (f"tail {i} " * 5, f"t{i}")) for i in range(40)]
+    packed = run_prefix([top, *tail], 200, "", 0.1)
+    levels = {p.candidate.item_id: p.level for p in packed.placed}
+    assert levels["a"] == 0
+    # The identity tail is held to its share: most of the tail is dropped, not listed.
+    assert len(packed.dropped) > 20

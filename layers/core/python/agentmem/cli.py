@@ -107,6 +107,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         catalogue=args.catalogue,
         baseline=args.baseline,
         out=args.out,
+        pin=args.pin,
         tolerance=args.tolerance,
     )
 
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--tolerance", type=float, default=0.02, help="allowed drop below the baseline")
     evaluate.add_argument("--out", type=Path, default=None, help="write the full result (per question) here")
+    evaluate.add_argument("--pin", type=Path, default=None, help="write the summary here, as a new baseline")
     evaluate.set_defaults(run=cmd_eval)
     return parser
 

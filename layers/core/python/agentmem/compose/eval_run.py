@@ -4,6 +4,7 @@ at every budget, print a table, write JSON, and fail on a regression against a p
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from collections.abc import Sequence
 from importlib import resources
@@ -56,11 +57,14 @@ def run_eval(
     catalogue: Path | None = None,
     baseline: Path | None = None,
     out: Path | None = None,
+    pin: Path | None = None,
     tolerance: float,
 ) -> int:
     from agentmem.bootstrap import bootstrap
     from agentmem.settings import Settings
 
+    # Truncation is expected at small budgets: the guardrail's warning line would drown the table.
+    logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
     questions = load_dataset(dataset)
     sample = load_catalogue(catalogue or dataset.parent)
     with tempfile.TemporaryDirectory(prefix="agentmem-eval-") as data_dir:
@@ -71,6 +75,9 @@ def run_eval(
     print(table(result))
     if out is not None:
         out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    if pin is not None:
+        summary = {k: result[k] for k in ("questions", "budgets", "recall", "retrieval")}
+        pin.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     if baseline is None:
         return 0
     problems = regressions(result, json.loads(baseline.read_text()), tolerance)

@@ -59,6 +59,10 @@ class AssetIndex(Protocol):
     """Keyword and vector search over assets, restricted to an allowed id set (the compiled scope).
     Principals are stored so a backend may prefilter on them; the composer never trusts that."""
 
+    def ensure_ready(self) -> None:
+        """Create what a writer needs (an index and its mapping); readers never call it."""
+        ...
+
     def stamps(self) -> dict[str, int]:
         """asset_id -> the change_seq it was indexed at."""
         ...

@@ -5,9 +5,10 @@
   locally the fused BM25 + vector ranks, which the strategies already produced);
 - thousands: vector similarity cuts the pool to HUNDREDS first, then as above.
 
-Every candidate also gets a vector rank within the pool (`pool_vector`), so assets that a
-traversal pulled in (parents, relatives) are ranked on their own merit, not only by who brought
-them. Fusion is weighted: the traversals vouch for relevance less than the searches do."""
+Every candidate also gets a vector and a BM25 rank within the pool (`pool_vector`,
+`pool_keyword`), so assets that a traversal pulled in (parents, relatives) are ranked on their own
+merit, not only by who brought them; locally, that fusion is the rerank. Fusion is weighted: the
+traversals vouch for relevance less than the searches do."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ WEIGHTS = {
     "keyword": 1.0,
     "vector": 1.0,
     "pool_vector": 1.0,
+    "pool_keyword": 1.0,
     "rerank": 1.5,
     "hierarchy": 0.5,
     "orphans": 0.5,
@@ -73,6 +75,10 @@ def rank_candidates(
         lists = {name: [i for i in ids if i in keep] for name, ids in lists.items()}
         by_similarity = by_similarity[:HUNDREDS]
     lists["pool_vector"] = by_similarity
+    # BM25 within the pool: with pool_vector, the fused BM25 + vector rerank the local backend
+    # has in place of a reranking model, and a keyword rank for what the traversals brought in.
+    pool_set = frozenset(by_similarity)
+    lists["pool_keyword"] = [i for i, _ in index.keyword_search(r.question, pool_set, len(pool_set))]
     fused = reciprocal_rank_fusion(lists, weights={n: WEIGHTS.get(n, 0.5) for n in lists}, k=RRF_K)
     if reranker is not None and route != "fetch_whole":
         assets = r.fetch([key for key, _, _ in fused[:RERANK_DEPTH]])

@@ -46,10 +46,10 @@ class ComposerService:
         metric: MetricSink | None = None,
     ) -> None:
         self.catalogue = catalogue
-        self._index = index
+        self.index = index
         self._embedder = embedder
-        self._layout = layout
-        self._conversations = conversations
+        self.layout = layout
+        self.conversations = conversations
         self._reranker = reranker
         self._graph = StrategyGraph(index, limits)
         self.indexer = AssetIndexer(catalogue, index, embedder)
@@ -136,17 +136,17 @@ class ComposerService:
             )
         timings["retrieve"] = _ms(started) - timings["scope"]
 
-        ranked = rank_candidates(retrieval, self._index, self._reranker, query_vector)
+        ranked = rank_candidates(retrieval, self.index, self._reranker, query_vector)
         assets = fetch(ranked.ids)
         kept, dropped, withheld = self._check_primary(ranked, assets, scope, caller)
         timings["rank"] = _ms(started) - timings["retrieve"] - timings["scope"]
 
-        sent = self._conversations.sent(request.conversation_id) if request.conversation_id else {}
-        composed = self._layout.compose(
+        sent = self.conversations.sent(request.conversation_id) if request.conversation_id else {}
+        composed = self.layout.compose(
             skill, request.question, budget, kept, ranked.scores, assets, view, sent
         )
         if request.conversation_id and composed.delivered:
-            self._conversations.record(request.conversation_id, composed.delivered)
+            self.conversations.record(request.conversation_id, composed.delivered)
         if composed.truncated:
             logger.warning(
                 GUARDRAIL_TRUNCATED,

@@ -184,6 +184,9 @@ class StrategyGraph:
     def run(self, r: Retrieval) -> list[StrategyRun]:
         limits, index = self._limits, self._index
         runs = self._stage(r, [("entities", "always: names feed the searches", lambda: _entities(r, limits))])
+        # Embedded here, once, so no strategy's timeout pays for loading or calling the embedder.
+        if r.allowed:
+            r.query_vector()
         words = r.question.strip()
         deep = sum(1 for i in r.allowed if r.view.depth(i) >= OBJECT_DEPTH)
         runs += self._stage(

@@ -158,8 +158,8 @@ class _Packer:
     def admit_prefix(self, room: int, identity_share: float) -> dict[str, int]:
         """Detail first, in rank order: each item takes the fullest rendering that still fits
         beside what the items above it took, keeping `identity_share` of the room back. The first
-        item that fits at no level ends the prefix; the items after it are admitted at identity
-        level, in rank order, while the whole room lasts."""
+        item that fits at no level ends the detail; the items from it on are admitted at identity
+        level, in rank order, until one does not fit in the whole room."""
         chosen: dict[str, int] = {}
         opened: set[str] = set()
         spent, detail_room = 0, room - int(room * identity_share)
@@ -184,10 +184,11 @@ class _Packer:
             rest = []
         for c in rest:
             cost = self.line_cost(c, len(c.renders) - 1) + heading(c)
-            if spent + cost <= room:
-                spent += cost
-                chosen[c.item_id] = len(c.renders) - 1
-                opened.add(c.source)
+            if spent + cost > room:
+                break  # a prefix: nothing below an item that does not fit gets in
+            spent += cost
+            chosen[c.item_id] = len(c.renders) - 1
+            opened.add(c.source)
         return chosen
 
     def upgrade(self, chosen: dict[str, int], ledger: _Ledger) -> dict[str, int]:

@@ -9,6 +9,7 @@ current costs one lookup plus one matrix-vector product."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -43,16 +44,33 @@ class SqliteSkillIndex:
         self._revision = -1
         self._keys: list[SkillKey] = []
         self._matrix: Any = np.zeros((0, 0), dtype=np.float32)
+        self._stamps_revision = -1
+        self._stamps: dict[SkillKey, str] = {}
         db.apply_schema(SCHEMA)
 
     def ensure_ready(self) -> None:
         """Nothing to do: the schema is applied when the index is opened."""
 
+    def _revision_now(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute(
+            "SELECT revision FROM skill_index_revisions WHERE tenant_id=?", (self._tenant,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def stamps(self) -> dict[SkillKey, str]:
-        rows = self._db.connection().execute(
-            "SELECT kind, skill_id, stamp FROM skill_index WHERE tenant_id=?", (self._tenant,)
-        )
-        return {(kind, skill_id): stamp for kind, skill_id, stamp in rows}
+        """Every indexed item with its stamp. Read again only when the revision moved (every write
+        bumps it, whichever process wrote): each local search compares these with the library's,
+        and reading thousands of rows each time cost more than the rest of the comparison."""
+        conn = self._db.connection()
+        revision = self._revision_now(conn)
+        with self._lock:
+            if revision != self._stamps_revision:
+                rows = conn.execute(
+                    "SELECT kind, skill_id, stamp FROM skill_index WHERE tenant_id=?", (self._tenant,)
+                )
+                self._stamps = {(kind, skill_id): stamp for kind, skill_id, stamp in rows}
+                self._stamps_revision = revision
+            return dict(self._stamps)
 
     def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None:
         """Write `put` (replacing rows of the same key) and delete `remove`, in one transaction."""
@@ -91,10 +109,7 @@ class SqliteSkillIndex:
 
     def _current(self) -> tuple[list[SkillKey], Any]:
         conn = self._db.connection()
-        row = conn.execute(
-            "SELECT revision FROM skill_index_revisions WHERE tenant_id=?", (self._tenant,)
-        ).fetchone()
-        revision = row[0] if row else 0
+        revision = self._revision_now(conn)
         with self._lock:
             if revision != self._revision:
                 rows = conn.execute(
@@ -114,7 +129,14 @@ class SqliteSkillIndex:
         if not keys or k <= 0:
             return []
         scores = matrix @ np.asarray(vector, dtype=np.float32)
-        ranked = sorted(range(len(keys)), key=lambda i: (-float(scores[i]), keys[i]))
+        candidates: Any = range(len(keys))
+        if k < len(keys):
+            # Only items scoring at least the k-th best score can be in the top k; keeping every
+            # one of them (ties included) keeps the tie-break by key exact, and sorting those few
+            # instead of all items is what makes this fast.
+            kth = np.partition(scores, len(keys) - k)[len(keys) - k]
+            candidates = np.flatnonzero(scores >= kth)
+        ranked = sorted(candidates, key=lambda i: (-float(scores[i]), keys[i]))
         return [keys[i] for i in ranked[:k]]
 
     def keyword_search(self, text: str, k: int) -> list[SkillKey]:
