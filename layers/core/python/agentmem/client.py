@@ -39,9 +39,13 @@ class MemoryClient:
         sigv4_region: str | None = None,
         timeout_seconds: float = 10.0,
         retries: int = 3,
+        local_principals: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._region = sigv4_region
+        # Only `agentmem serve` reads this header (its stand-in for an authorizer); on AWS a
+        # caller's principals come from its IAM identity.
+        self._principals = local_principals
         self._http = urllib3.PoolManager(
             maxsize=16,  # one connection per concurrent caller thread, reused (keep-alive)
             timeout=urllib3.Timeout(total=timeout_seconds),
@@ -63,6 +67,8 @@ class MemoryClient:
             url += "?" + urlencode(params)
         data = json.dumps(body).encode("utf-8") if body is not None else None
         headers = {"content-type": "application/json", "accept": "application/json"}
+        if self._principals:
+            headers["x-agentmem-principals"] = self._principals
         if self._region:
             headers = self._sign(method, url, data, headers, self._region)
         response = self._http.request(method, url, body=data, headers=headers)

@@ -23,6 +23,7 @@ from agentmem.bootstrap import bootstrap
 from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
 from agentmem.demo.agents import TEAM, Agent
+from agentmem.demo.composer import show as show_composer
 from agentmem.demo.runner import PROMPT_BUDGET, Run, fresh_data_dir, run_sessions
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
 from agentmem.server import LocalServer
@@ -172,6 +173,9 @@ def run(data_dir: Path, sessions: int) -> None:
         print("\n".join(line for line in markdown.splitlines() if "⚠" in line))
         review = client.list_events(last, agent="compliance").items[-1].content
         print(f"\nand what it wrote:\n{review}")
+
+        section("The composer: an authored skill answered from live knowledge, as an analyst")
+        show_composer(MemoryClient(server.url, local_principals="analyst"))
     print(f"\ndone in {time.perf_counter() - started:.1f} s")
 
 

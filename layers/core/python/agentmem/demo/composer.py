@@ -1,0 +1,62 @@
+"""The composer part of `make demo`: the sample catalogue goes in over HTTP, a skill composes one
+question under a small budget, and the report says what ran, what made the cut, and why."""
+
+from __future__ import annotations
+
+import logging
+
+from agentmem.client import MemoryClient
+from agentmem.compose.eval_run import sample_folder
+from agentmem.compose.evaluate import load_catalogue, load_dataset
+from agentmem.compose.layout import CONTENT_LEVELS
+from agentmem.compose.model import MAX_ASSETS_PER_PUT
+
+BUDGET = 2500
+QUESTION_ID = "q01"
+LEVELS = ("full", "abridged", "key facts", "body", "sentence", "title", "id")
+
+
+def load(client: MemoryClient) -> tuple[int, int]:
+    """PUT the sample's assets (in bulks) and skills; returns (assets, skills)."""
+    catalogue = load_catalogue(sample_folder())
+    assets = [a.model_dump(mode="json") for a in catalogue.assets]
+    for start in range(0, len(assets), MAX_ASSETS_PER_PUT):
+        client.request("PUT", "/v1/assets", {"assets": assets[start : start + MAX_ASSETS_PER_PUT]})
+    for skill in catalogue.skills:
+        client.request(
+            "PUT", f"/v1/skills/{skill.skill_id}", skill.model_dump(mode="json", exclude={"skill_id"})
+        )
+    return len(assets), len(catalogue.skills)
+
+
+def show(client: MemoryClient) -> None:
+    # The guardrail's warning line is described below instead of interleaved with the output.
+    logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
+    assets, skills = load(client)
+    question = next(q for q in load_dataset(sample_folder() / "golden.jsonl") if q.question_id == QUESTION_ID)
+    print(f"{assets} assets and {skills} skills loaded; skill {question.skill_id}, {BUDGET:,} tokens:")
+    print(f'"{question.question}"')
+    answer = client.request(
+        "POST",
+        f"/v1/skills/{question.skill_id}/compose",
+        {"question": question.question, "budget_tokens": BUDGET},
+    )
+    report = answer["report"]
+    print(f"\nstrategies (route: {report['route']}, {report['candidates']} candidates):")
+    for s in report["strategies"]:
+        state = (
+            "timed out" if s["timed_out"] else f"{s['candidates']:>3} candidates" if s["fired"] else "skipped"
+        )
+        print(f"  {s['name']:<10} {state:<16} {s['why']}")
+    print(f"\nsections, best first (cut line after rank {report['cut_line']}):")
+    for section in report["sections"][:8]:
+        levels = sorted({LEVELS[level] for level in section["levels"].values()}, key=LEVELS.index)
+        print(f"  {section['rank']:>2}. {section['path']:<52} {', '.join(levels) or 'dropped'}")
+    needed = set(question.needed)
+    placed = {i for s in report["sections"] for i, level in s["levels"].items() if level < CONTENT_LEVELS}
+    print(f"\n{report['used_tokens']:,} of {BUDGET:,} tokens used.")
+    print(f"{len(needed & placed)} of the {len(needed)} assets the golden set needs are in it, with bodies.")
+    print(f"{report['withheld']} assets in scope withheld (the caller lacks their principal), never named.")
+    print(f"{len(report['dropped'])} candidates dropped, each with its reason in the report.")
+    if report["truncated"]:
+        print("The cut emitted the guardrail event composer_final_summary_truncated (log line and metric).")
