@@ -77,6 +77,10 @@ class TenantConfig(BaseModel):
         DEFAULT_EMBEDDING_MODEL
     )
     bedrock_llm_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] = DEFAULT_LLM_MODEL
+    # The composer's optional LLM steps (relevance filter, LLM ranker) through the tenant's LLM.
+    composer_llm: Literal["off", "filter", "rank"] = "off"
+    # A Bedrock Rerank model id (e.g. `amazon.rerank-v1:0`); unset, the composer ranks by fused BM25 + vector.
+    bedrock_rerank_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] | None = None
     # The belief index's OpenSearch Service data nodes; unset, see PRODUCTION_SEARCH and DEV_SEARCH.
     search_instance_type: Annotated[str, StringConstraints(pattern=SEARCH_INSTANCE_PATTERN)] | None = None
     search_data_nodes: int | None = Field(default=None, ge=1, le=80)

@@ -9,7 +9,7 @@ from constructs import Construct
 
 from infra.config import APP_NAME, TenantConfig
 from infra.constructs.api import Api
-from infra.constructs.bedrock import BedrockModels
+from infra.constructs.bedrock import BedrockModels, grant_rerank
 from infra.constructs.layers import Layers
 from infra.constructs.library import COMPOSE_ROUTES, SKILL_ROUTES, LibraryFunction, TenantParts
 from infra.constructs.projector import Projector
@@ -78,6 +78,13 @@ class TenantStack(cdk.Stack):
             blob_write=True,  # values that would eat the budget are offloaded to the blob store
             parts=parts,
         )
+        compose_fn = self.compose.function.function
+        compose_fn.add_environment("AGENTMEM_COMPOSER_LLM", config.composer_llm)
+        if config.bedrock_rerank_model:
+            for name, value in grant_rerank(
+                compose_fn, self.compose.function, config.bedrock_rerank_model
+            ).items():
+                compose_fn.add_environment(name, value)
         self._add_outputs()
         cdk.Tags.of(self).add("app", APP_NAME)
         cdk.Tags.of(self).add("tenant", config.tenant)

@@ -79,3 +79,21 @@ class BedrockModels:
                 "the grant holds only for calls made through this one profile (bedrock:InferenceProfileArn).",
                 f"Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/{base_id}",
             )
+
+
+# Rerank has no resource-level permission: the action is granted on `*`, and InvokeModel on the one model.
+RERANK_ACTIONS = ["bedrock:Rerank"]
+
+
+def grant_rerank(grantee: iam.IGrantable, scope: IConstruct, model_id: str) -> dict[str, str]:
+    """Let `grantee` rerank with `model_id`; returns the environment that names the model."""
+    model_arn = foundation_model_arn(model_id)
+    iam.Grant.add_to_principal(grantee=grantee, actions=RERANK_ACTIONS, resource_arns=["*"])
+    iam.Grant.add_to_principal(grantee=grantee, actions=INVOKE_ACTIONS, resource_arns=[model_arn])
+    acknowledge(
+        scope,
+        "AwsSolutions-IAM5",
+        "bedrock:Rerank supports no resource-level permissions; the model it may invoke is granted by ARN.",
+        "Resource::*",
+    )
+    return {"AGENTMEM_BEDROCK_RERANK_MODEL": model_arn}

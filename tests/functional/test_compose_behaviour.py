@@ -159,3 +159,25 @@ def test_retrieval_is_reused_only_while_nothing_in_scope_changed(services: Servi
     changed = inside.model_dump(exclude={"change_seq"}) | {"body": "Test orders are flagged with is_test."}
     composer.catalogue.put_assets([Asset(**changed)])
     assert ask(composer, "monthly net revenue").report.cache == {"scope": False, "retrieval": False}
+
+
+class OnlyMetrics:
+    """A relevance model that keeps only wiki metric pages and ranks them as shown."""
+
+    def relevant(self, question: str, documents: Sequence[tuple[str, str]]) -> list[str]:
+        return [i for i, _ in documents if i.startswith(("wiki:metrics", "wikisec:metrics"))]
+
+    def rank(self, question: str, documents: Sequence[tuple[str, str]]) -> list[str]:
+        return [i for i, _ in documents]
+
+
+def test_hundreds_of_candidates_go_through_the_llm_filter_when_configured(services: Services) -> None:
+    from agentmem.compose.ranking import Rankers
+
+    composer = rebuilt(services, rankers=Rankers(llm=OnlyMetrics(), llm_rank=True))
+    report = ask(composer, "How do we compute monthly net revenue?").report
+    assert report.route == "llm_filter"
+    kept = {i for s in report.sections for i in s.items}
+    assert kept and all(i.startswith(("wiki:metrics", "wikisec:metrics")) for i in kept)
+    assert "llm" in report.rankers
+    assert any(d.reason == "the LLM relevance filter judged it off topic" for d in report.dropped)

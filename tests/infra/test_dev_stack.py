@@ -33,6 +33,8 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Synth:
         bedrockLlmModel="amazon.nova-lite-v1:0",
         searchVolumeGib="12",
         procedural="false",
+        composerLlm="rank",
+        bedrockRerankModel="amazon.rerank-v1:0",
     )
 
 
@@ -132,3 +134,20 @@ def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(d
     # Every function is told, so the projector never creates the skill index (it does so only when on).
     for function in dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}).values():
         assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_PROCEDURAL_ENABLED"] == "false"
+
+
+def test_the_composer_gets_its_llm_steps_and_the_rerank_model_it_may_call(dev: Synth) -> None:
+    _, compose = only(
+        dev.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("composer")})
+    )
+    env = compose["Properties"]["Environment"]["Variables"]
+    assert env["AGENTMEM_COMPOSER_LLM"] == "rank"
+    assert env["AGENTMEM_BEDROCK_RERANK_MODEL"] == {
+        "Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":bedrock:", {"Ref": "AWS::Region"},
+                          "::foundation-model/amazon.rerank-v1:0"]]
+    }  # fmt: skip
+    role = compose["Properties"]["Role"]["Fn::GetAtt"][0]
+    _, policy = only(dev.resources("AWS::IAM::Policy", {"Roles": [{"Ref": role}]}))
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    (rerank,) = [s for s in statements if "bedrock:Rerank" in s["Action"]]
+    assert rerank["Resource"] == "*"

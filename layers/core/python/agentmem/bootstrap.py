@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
 
     from agentmem.adapters.local.sqlite_db import SqliteDatabase
-    from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory, Reranker
     from agentmem.compose.service import ComposerService
     from agentmem.context.service import ContextService
     from agentmem.procedural.review import ReviewService
@@ -64,11 +63,11 @@ class Services:
             from agentmem.adapters.aws.dynamodb_skills import DynamoDbSkillLibrary
 
             return DynamoDbSkillLibrary(
-                self.settings.table_name, self.settings.tenant_id, client=self._aws_client("dynamodb")
+                self.settings.table_name, self.settings.tenant_id, client=self.aws_client("dynamodb")
             )
         from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
 
-        return SqliteSkillLibrary(self._database(), self.settings.tenant_id)
+        return SqliteSkillLibrary(self.database(), self.settings.tenant_id)
 
     @cached_property
     def skill_index(self) -> SkillIndex:
@@ -85,7 +84,7 @@ class Services:
             )
         from agentmem.adapters.local.sqlite_skill_index import SqliteSkillIndex
 
-        return SqliteSkillIndex(self._database(), self.settings.tenant_id)
+        return SqliteSkillIndex(self.database(), self.settings.tenant_id)
 
     @cached_property
     def skill_search(self) -> SkillSearch:
@@ -115,73 +114,19 @@ class Services:
     def composer(self) -> ComposerService:
         """The composer over the tenant's catalogue. Locally the asset index catches up before each
         compose; on AWS the stream projector keeps it current."""
-        from agentmem.compose.layout import Layout
-        from agentmem.compose.render import AssetRenderer
-        from agentmem.compose.service import ComposerService
-        from agentmem.compose.templates import TemplateRegistry
-        from agentmem.tokens import DEFAULT_ENCODING, count_tokens
+        from agentmem.compose_wiring import build_composer
 
-        catalogue, memory, index, reranker = (
-            self._aws_composer_adapters()
-            if self.settings.backend == "aws"
-            else self._local_composer_adapters()
-        )
-        renderer = AssetRenderer(TemplateRegistry(), self.blobs, count_tokens)
-        return ComposerService(
-            catalogue,
-            index,
-            lambda: self.semantic.embedder,
-            Layout(renderer, count_tokens, DEFAULT_ENCODING),
-            memory,
-            reranker=reranker,
-            sync_on_compose=self.settings.backend == "local",
-            metric=self.metric,
-        )
+        return build_composer(self)
 
-    def _local_composer_adapters(self) -> tuple[Catalogue, ConversationMemory, AssetIndex, Reranker | None]:
-        from agentmem.adapters.local.sqlite_asset_index import SqliteAssetIndex
-        from agentmem.adapters.local.sqlite_catalogue import SqliteCatalogue, SqliteConversationMemory
-
-        db, tenant = self._database(), self.settings.tenant_id
-        return (
-            SqliteCatalogue(db, tenant),
-            SqliteConversationMemory(db, tenant),
-            SqliteAssetIndex(db, tenant),
-            None,
-        )
-
-    def _aws_composer_adapters(self) -> tuple[Catalogue, ConversationMemory, AssetIndex, Reranker | None]:
-        from agentmem.adapters.aws.dynamodb_catalogue import DynamoDbCatalogue, DynamoDbConversationMemory
-        from agentmem.adapters.aws.opensearch_asset_index import OpenSearchAssetIndex
-        from agentmem.adapters.aws.opensearch_client import opensearch_client
-
-        settings, dynamodb = self.settings, self._aws_client("dynamodb")
-        index = OpenSearchAssetIndex(
-            opensearch_client(settings),
-            settings.tenant_id,
-            prefix=settings.opensearch_prefix,
-            dimension=self.semantic.embedder.dimensions,
-        )
-        reranker: Reranker | None = None
-        if settings.bedrock_rerank_model:
-            from agentmem.adapters.aws.bedrock_reranker import BedrockReranker
-
-            reranker = BedrockReranker(settings.bedrock_rerank_model, region=settings.aws_region)
-        return (
-            DynamoDbCatalogue(settings.table_name, settings.tenant_id, client=dynamodb),
-            DynamoDbConversationMemory(settings.table_name, settings.tenant_id, client=dynamodb),
-            index,
-            reranker,
-        )
-
-    def _database(self) -> SqliteDatabase:
+    def database(self) -> SqliteDatabase:
+        """The local SQLite file every local adapter shares (one per path per process)."""
         from agentmem.adapters.local.sqlite_db import open_database
 
         return open_database(
             self.settings.data_dir / "agentmem.db", synchronous=self.settings.sqlite_synchronous
         )
 
-    def _aws_client(self, service: Literal["dynamodb"]) -> DynamoDBClient:
+    def aws_client(self, service: Literal["dynamodb"]) -> DynamoDBClient:
         import boto3
 
         session = boto3.session.Session(region_name=self.settings.aws_region)

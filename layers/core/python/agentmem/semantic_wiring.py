@@ -3,12 +3,17 @@ write path imports none of them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agentmem.ports import Embedder
 from agentmem.procedural.review import SkillReviewer
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.ports import LLM, BeliefStore
 from agentmem.semantic.service import SemanticService
 from agentmem.settings import Settings
+
+if TYPE_CHECKING:
+    from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -22,12 +27,15 @@ def build_embedder(settings: Settings) -> Embedder:
     return MiniLmEmbedder()
 
 
-def build_llm(settings: Settings) -> LLM:
-    choice = settings.llm or ("bedrock" if settings.backend == "aws" else "rules")
-    if choice == "bedrock":
-        from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+def bedrock_llm(settings: Settings) -> BedrockLLM:
+    from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 
-        return BedrockLLM(settings.bedrock_llm_model) if settings.bedrock_llm_model else BedrockLLM()
+    return BedrockLLM(settings.bedrock_llm_model) if settings.bedrock_llm_model else BedrockLLM()
+
+
+def build_llm(settings: Settings) -> LLM:
+    if settings.llm_choice == "bedrock":
+        return bedrock_llm(settings)
     from agentmem.adapters.local.rules_llm import RulesLLM
 
     return RulesLLM()
@@ -35,13 +43,10 @@ def build_llm(settings: Settings) -> LLM:
 
 def build_reviewer(settings: Settings) -> SkillReviewer:
     """The LLM port's review duty, from the same choice of LLM as extraction."""
-    choice = settings.llm or ("bedrock" if settings.backend == "aws" else "rules")
-    if choice == "bedrock":
-        from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+    if settings.llm_choice == "bedrock":
         from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
 
-        llm = BedrockLLM(settings.bedrock_llm_model) if settings.bedrock_llm_model else BedrockLLM()
-        return BedrockSkillReviewer(llm)
+        return BedrockSkillReviewer(bedrock_llm(settings))
     from agentmem.adapters.local.rules_reviewer import RulesSkillReviewer
 
     return RulesSkillReviewer()

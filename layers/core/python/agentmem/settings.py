@@ -62,10 +62,18 @@ class Settings(BaseModel):
     # Bedrock Rerank model ARN for the composer; unset, the composer ranks by fused BM25 + vector.
     bedrock_rerank_model: str | None = None
 
+    # composer: the LLM port's optional steps (Bedrock): `filter` judges pools of hundreds for
+    # relevance, `rank` also adds an LLM ranking (two views of 15,000-token chunks, fused by RRF).
+    composer_llm: Literal["off", "filter", "rank"] = "off"
     # composer: JSON object mapping an IAM caller ARN (fnmatch patterns allowed) to its principals,
     # e.g. {"arn:aws:sts::123456789012:assumed-role/analyst-agent/*": ["analyst"]}. A Lambda
     # authorizer that sets `principals` in its context takes precedence.
     principal_map: str | None = None
+
+    @property
+    def llm_choice(self) -> Literal["rules", "bedrock"]:
+        """The LLM port's adapter: as set, else Bedrock on AWS and the rules locally."""
+        return self.llm or ("bedrock" if self.backend == "aws" else "rules")
 
     def declared_fact_types(self) -> list[FactType]:
         if self.fact_types is None:

@@ -1,8 +1,9 @@
 """Route the candidate pool by its size, then rank it with reciprocal rank fusion (k=60).
 
 - a handful (≤ HANDFUL): every candidate is fetched whole and ranked;
-- hundreds (≤ HUNDREDS): the reranker orders the pool on short bodies (Bedrock Rerank on AWS;
-  locally the fused BM25 + vector ranks, which the strategies already produced);
+- hundreds (≤ HUNDREDS): the LLM port's relevance filter keeps what is on topic, when one is
+  configured; the reranker orders the pool on short bodies (Bedrock Rerank on AWS; locally the
+  fused BM25 + vector ranks within the pool); an LLM ranker, if configured, adds its ranking;
 - thousands: vector similarity cuts the pool to HUNDREDS first, then as above.
 
 Every candidate also gets a vector and a BM25 rank within the pool (`pool_vector`,
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from agentmem.compose.indexing import embedding_text
+from agentmem.compose.llm_ranking import RelevanceModel, llm_filter, llm_rank
 from agentmem.compose.ports import AssetIndex, Reranker
 from agentmem.compose.report import DroppedAsset
 from agentmem.compose.strategies import Retrieval
@@ -33,6 +35,7 @@ WEIGHTS = {
     "pool_vector": 1.0,
     "pool_keyword": 1.0,
     "rerank": 1.5,
+    "llm": 1.5,
     "hierarchy": 0.5,
     "orphans": 0.5,
     "relatives": 0.5,
@@ -48,10 +51,20 @@ class Ranked:
     dropped: list[DroppedAsset] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Rankers:
+    """The optional models: a reranker (Bedrock Rerank) and the LLM port's relevance model."""
+
+    reranker: Reranker | None = None
+    llm: RelevanceModel | None = None
+    llm_rank: bool = False
+    count: Callable[[str], int] = len
+
+
 def rank_candidates(
     r: Retrieval,
     index: AssetIndex,
-    reranker: Reranker | None,
+    rankers: Rankers,
     query_vector: Callable[[], Sequence[float]],
 ) -> Ranked:
     pool = r.pool()
@@ -63,6 +76,17 @@ def rank_candidates(
     dropped: list[DroppedAsset] = []
     if len(pool) <= HANDFUL:
         route = "fetch_whole"
+    elif len(pool) <= HUNDREDS and rankers.llm is not None:
+        route = "llm_filter"
+        documents = _documents(r, by_similarity)
+        kept = set(llm_filter(rankers.llm, r.question, documents, rankers.count))
+        dropped += [
+            DroppedAsset(asset_id=i, reason="the LLM relevance filter judged it off topic", stage="routing")
+            for i in by_similarity
+            if i not in kept
+        ]
+        lists = {name: [i for i in ids if i in kept] for name, ids in lists.items()}
+        by_similarity = [i for i in by_similarity if i in kept]
     elif len(pool) <= HUNDREDS:
         route = "rerank"
     else:
@@ -80,10 +104,12 @@ def rank_candidates(
     pool_set = frozenset(by_similarity)
     lists["pool_keyword"] = [i for i, _ in index.keyword_search(r.question, pool_set, len(pool_set))]
     fused = reciprocal_rank_fusion(lists, weights={n: WEIGHTS.get(n, 0.5) for n in lists}, k=RRF_K)
-    if reranker is not None and route != "fetch_whole":
-        assets = r.fetch([key for key, _, _ in fused[:RERANK_DEPTH]])
-        documents = [(i, embedding_text(a)) for i, a in assets.items()]  # short bodies
-        lists["rerank"] = [i for i, _ in reranker.rerank(r.question, documents)]
+    top = [key for key, _, _ in fused[:RERANK_DEPTH]]
+    if rankers.reranker is not None and route != "fetch_whole":
+        lists["rerank"] = [i for i, _ in rankers.reranker.rerank(r.question, _documents(r, top))]
+    if rankers.llm is not None and rankers.llm_rank and top:
+        lists["llm"] = llm_rank(rankers.llm, r.question, _documents(r, top), rankers.count)
+    if "rerank" in lists or "llm" in lists:
         fused = reciprocal_rank_fusion(lists, weights={n: WEIGHTS.get(n, 0.5) for n in lists}, k=RRF_K)
     ids = [key for key, _, _ in fused]
     dropped += [
@@ -92,3 +118,9 @@ def rank_candidates(
     ]
     ids = ids[:RENDER_CAP]
     return Ranked(ids, {key: score for key, score, _ in fused}, lists, route, dropped)
+
+
+def _documents(r: Retrieval, ids: Sequence[str]) -> list[tuple[str, str]]:
+    """Short bodies, in the order of `ids`: rank on short bodies, render detail for survivors."""
+    assets = r.fetch(ids)
+    return [(i, embedding_text(assets[i])) for i in ids if i in assets]

@@ -16,8 +16,8 @@ from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.indexing import AssetIndexer
 from agentmem.compose.layout import Layout
 from agentmem.compose.model import ComposeRequest, ComposerSkill, StoredAsset
-from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory, Reranker
-from agentmem.compose.ranking import Ranked, rank_candidates
+from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory
+from agentmem.compose.ranking import Ranked, Rankers, rank_candidates
 from agentmem.compose.report import ComposeReport, ComposeResponse, DroppedAsset, ScopeReport, StrategyReport
 from agentmem.compose.scope import ScopeFilter, resolve_scope
 from agentmem.compose.strategies import Limits, Retrieval, StrategyGraph, StrategyRun
@@ -40,7 +40,7 @@ class ComposerService:
         layout: Layout,
         conversations: ConversationMemory,
         *,
-        reranker: Reranker | None = None,
+        rankers: Rankers | None = None,
         limits: Limits | None = None,
         sync_on_compose: bool = True,
         metric: MetricSink | None = None,
@@ -50,7 +50,7 @@ class ComposerService:
         self._embedder = embedder
         self.layout = layout
         self.conversations = conversations
-        self._reranker = reranker
+        self._rankers = rankers or Rankers()
         self._graph = StrategyGraph(index, limits)
         self.indexer = AssetIndexer(catalogue, index, embedder)
         self._sync_on_compose = sync_on_compose
@@ -136,7 +136,7 @@ class ComposerService:
             )
         timings["retrieve"] = _ms(started) - timings["scope"]
 
-        ranked = rank_candidates(retrieval, self.index, self._reranker, query_vector)
+        ranked = rank_candidates(retrieval, self.index, self._rankers, query_vector)
         assets = fetch(ranked.ids)
         kept, dropped, withheld = self._check_primary(ranked, assets, scope, caller)
         timings["rank"] = _ms(started) - timings["retrieve"] - timings["scope"]
