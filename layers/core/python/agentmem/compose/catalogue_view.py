@@ -24,6 +24,7 @@ class CatalogueView:
         self.revision = revision
         self.by_id = {h.asset_id: h for h in headers}
         by_path = {h.path: h.asset_id for h in headers}
+        self.by_path = {h.path: h for h in headers}
         self._parent: dict[str, str] = {}
         self._children: dict[str, list[str]] = {}
         self._depth: dict[str, int] = {}

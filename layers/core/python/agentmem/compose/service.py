@@ -57,7 +57,7 @@ class ComposerService:
         self._metric = metric or (lambda name, value: None)
         self._views: Lru[CatalogueView] = Lru(2)
         self._scopes: Lru[ScopeFilter] = Lru(256)
-        self._retrievals: Lru[tuple[int, dict[str, list[str]], list[StrategyRun], list[str]]] = Lru(512)
+        self._retrievals: Lru[tuple[int, list[StrategyRun], Ranked]] = Lru(512)
 
     # -- reading the catalogue ---------------------------------------------------------------
 
@@ -96,9 +96,8 @@ class ComposerService:
             self.indexer.sync()
         view = self.view()
         scope, scope_cached = self.scope_of(skill, view)
-        readable = frozenset(
-            i for i in scope.ids if not caller_set(caller).isdisjoint(view.by_id[i].principals)
-        )
+        allowed = caller_set(caller)
+        readable = frozenset(i for i in scope.ids if not allowed.isdisjoint(view.by_id[i].principals))
         timings["scope"] = _ms(started)
 
         vector_cache: list[Sequence[float]] = []
@@ -124,22 +123,21 @@ class ComposerService:
             query_vector,
             fetch,
         )
+        # Retrieval and ranking are reused only while nothing in the scope changed; the primary
+        # store is read again below either way, so permissions and deprecation are always fresh.
         cache_key = (scope.key, " ".join(request.question.lower().split()), tuple(caller))
         hit = self._retrievals.get(cache_key, lambda v: v[0] == scope.freshness)
         if hit is not None:
-            _, lists, runs, entities = hit
-            retrieval.lists, retrieval.entities = dict(lists), list(entities)
+            _, runs, ranked = hit
         else:
             runs = self._graph.run(retrieval)
-            self._retrievals.put(
-                cache_key, (scope.freshness, dict(retrieval.lists), runs, list(retrieval.entities))
-            )
+            ranked = rank_candidates(retrieval, self.index, self._rankers, query_vector)
+            self._retrievals.put(cache_key, (scope.freshness, runs, ranked))
         timings["retrieve"] = _ms(started) - timings["scope"]
 
-        ranked = rank_candidates(retrieval, self.index, self._rankers, query_vector)
         assets = fetch(ranked.ids)
-        kept, dropped, withheld = self._check_primary(ranked, assets, scope, caller)
-        timings["rank"] = _ms(started) - timings["retrieve"] - timings["scope"]
+        kept, dropped, withheld = self._check_primary(ranked, assets, scope, allowed)
+        timings["check"] = _ms(started) - timings["retrieve"] - timings["scope"]
 
         sent = self.conversations.sent(request.conversation_id) if request.conversation_id else {}
         composed = self.layout.compose(
@@ -191,14 +189,20 @@ class ComposerService:
         )
         return ComposeResponse(markdown=composed.markdown, report=report)
 
+    def clear_caches(self, *, scopes: bool = True) -> None:
+        """Forget retrievals, and resolved scopes unless `scopes` is False (benchmarks measure
+        uncached calls this way)."""
+        if scopes:
+            self._scopes.clear()
+        self._retrievals.clear()
+
     def _check_primary(
-        self, ranked: Ranked, assets: dict[str, StoredAsset], scope: ScopeFilter, caller: list[str]
+        self, ranked: Ranked, assets: dict[str, StoredAsset], scope: ScopeFilter, allowed: frozenset[str]
     ) -> tuple[list[str], list[DroppedAsset], int]:
         """The primary store decides, not the index: permission, deprecation, and scope again."""
         kept: list[str] = []
         dropped: list[DroppedAsset] = []
         withheld = 0
-        allowed = caller_set(caller)
         for asset_id in ranked.ids:
             asset = assets.get(asset_id)
             if asset is None:
