@@ -32,3 +32,14 @@ class TestSqliteSkillLibrary(SkillLibraryContract):
         with pytest.raises(sqlite3.IntegrityError), db.write() as conn:
             conn.execute("DELETE FROM skill_functions WHERE tenant_id='acme' AND function_id='base'")
         assert library.get_function("base").version == 1
+
+    def test_cached_stamps_follow_writes_made_through_another_handle(
+        self, db: SqliteDatabase, make_library: LibraryFactory
+    ) -> None:
+        reader, writer = SqliteSkillLibrary(db, "acme"), SqliteSkillLibrary(db, "acme")
+        writer.put_function(fn("base"))
+        assert [s[:3] for s in reader.stamps()] == [("function", "base", "draft")]
+        writer.approve("function", "base")
+        assert [s[:3] for s in reader.stamps()] == [("function", "base", "approved")]
+        writer.delete_function("base")
+        assert reader.stamps() == []

@@ -27,6 +27,7 @@ from agentmem.compose.indexing import searchable_text
 from agentmem.compose.model import StoredAsset
 from agentmem.compose.ports import AssetIndex
 from agentmem.compose.scope import ScopeFilter
+from agentmem.packing.fusion import STOP_WORDS
 
 OBJECT_DEPTH = 3
 
@@ -35,11 +36,7 @@ logger = logging.getLogger(__name__)
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # Straight and curly quotes and backticks; curly ones written as escapes to keep the source ASCII.
 QUOTED = re.compile("[\"'`\u201c\u2018]([^\"'`\u201d\u2019]{2,80})[\"'`\u201d\u2019]")
-STOP_WORDS = (
-    "a an and are as at be by do does for from has have how i in is it its of on or our per show so "
-    "that the their them there these this to us was we what when where which who why will with you"
-)
-STOP = frozenset(STOP_WORDS.split())
+STOP = STOP_WORDS
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Protocol
 
 from agentmem.errors import NotFoundError
 from agentmem.packing.engine import pack
-from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion
+from agentmem.packing.fusion import KEYWORD_GATE_TOP, RRF_K, keyword_gate, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports import Embedder
 from agentmem.procedural.graph import dependency_order
@@ -89,9 +89,14 @@ def index_text(item: Function | Guidance) -> str:
     return "\n".join(p for p in [*parts, " ".join(item.tags)] if p)
 
 
-def fuse(result_lists: dict[str, list[SkillKey]]) -> list[tuple[SkillKey, float, dict[str, int]]]:
-    """Reciprocal rank fusion at k=60, unweighted; ties break on the key."""
-    return reciprocal_rank_fusion(result_lists, k=RRF_K)
+def fuse(
+    result_lists: dict[str, list[SkillKey]], weights: dict[str, float] | None = None
+) -> list[tuple[SkillKey, float, dict[str, int]]]:
+    """Reciprocal rank fusion at k=60 (weighted when given); ties break on the key. A ranker
+    of weight 0 adds nothing: its items enter only if another ranker found them too."""
+    if weights is not None:
+        result_lists = {name: keys for name, keys in result_lists.items() if weights.get(name, 1.0) > 0}
+    return reciprocal_rank_fusion(result_lists, weights=weights, k=RRF_K)
 
 
 def _flat(text: str) -> str:
@@ -274,7 +279,11 @@ class SkillSearch:
             else [],
             "keyword": self._index.keyword_search(request.task, depth),
         }
-        fused = fuse(lists)
+        keyword_texts = [
+            index_text(item) for key in lists["keyword"][:KEYWORD_GATE_TOP] if (item := self._get(key))
+        ]
+        keyword_weight, gate = keyword_gate(request.task, keyword_texts)
+        fused = fuse(lists, {"vector": 1.0, "keyword": keyword_weight})
         functions: list[FunctionHit] = []
         guidance: list[GuidanceHit] = []
         dropped: list[SearchDropped] = []
@@ -306,6 +315,7 @@ class SkillSearch:
                     for i, (key, score, ranks) in enumerate(fused, start=1)
                 ],
                 dropped=dropped,
+                keyword_gate=gate,
                 indexed=indexed,
                 unindexed=removed,
             ),

@@ -46,6 +46,9 @@ class SkillSearchTrace(BaseModel):
     candidates: dict[str, list[str]] = Field(description="Item ids each ranker found, best first.")
     fused: list[FusedRank]
     dropped: list[SearchDropped]
+    keyword_gate: str = Field(
+        default="", description="Whether the keyword ranker was trusted in the fusion, and why."
+    )
     indexed: int = Field(description="Items (re)embedded by this search's index catch-up.")
     unindexed: int = Field(description="Items this search's catch-up removed from the index.")
 

@@ -62,9 +62,16 @@ class SqliteDatabase:
     def apply_schema(self, script: str) -> None:
         """Run idempotent DDL in one transaction (executescript would commit on its own)."""
         with self.write() as conn:
-            for statement in script.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            statement = ""
+            for piece in script.split(";"):
+                statement += piece + ";"
+                # A trigger body holds semicolons of its own: run only whole statements.
+                if sqlite3.complete_statement(statement):
+                    if statement.strip(" \n;"):
+                        conn.execute(statement)
+                    statement = ""
+            if statement.strip(" \n;"):
+                conn.execute(statement)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -144,10 +144,11 @@ class SqliteSkillIndex:
         match = fts_query(text, self._scope)
         if not match or k <= 0:
             return []
+        # Ties are broken inside the query: a cut before the tie-break would settle a tie at the
+        # k-th place by insertion order.
         rows = self._db.connection().execute(
-            "SELECT kind, skill_id, rank FROM skill_index_fts WHERE skill_index_fts MATCH ?"
-            " ORDER BY rank LIMIT ?",
-            (match, 2 * k),
+            "SELECT kind, skill_id FROM skill_index_fts WHERE skill_index_fts MATCH ?"
+            " ORDER BY rank, kind, skill_id LIMIT ?",
+            (match, k),
         )
-        ranked = sorted(rows.fetchall(), key=lambda r: (r[2], r[0], r[1]))[:k]
-        return [(kind, skill_id) for kind, skill_id, _ in ranked]
+        return [(kind, skill_id) for kind, skill_id in rows.fetchall()]

@@ -47,6 +47,8 @@ class SqliteSkillLibrary:
     def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
         self._db = db
         self._tenant = tenant_id
+        # (library revision, stamps at it): a search's catch-up check then costs one row read.
+        self._stamps: tuple[int, list[tuple[SkillKind, str, str, str]]] | None = None
         db.apply_schema(SCHEMA)
 
     @contextmanager
@@ -261,7 +263,19 @@ class SqliteSkillLibrary:
     def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
         """(kind, id, status, stamp) of every item, cheaply: what a search index compares with what
         it indexed. The stamp (version and updated_at) changes on every write and on approval."""
-        rows = self._db.connection().execute(
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT revision FROM skill_library_revisions WHERE tenant_id=?", (self._tenant,)
+            ).fetchone()
+            revision = row[0] if row else 0
+            if self._stamps is not None and self._stamps[0] == revision:
+                return list(self._stamps[1])
+            stamps = self._read_stamps(conn)
+        self._stamps = (revision, stamps)
+        return list(stamps)
+
+    def _read_stamps(self, conn: sqlite3.Connection) -> list[tuple[SkillKind, str, str, str]]:
+        rows = conn.execute(
             "SELECT 'function', function_id, json_extract(body, '$.status'),"
             " version || '|' || json_extract(body, '$.updated_at') FROM skill_functions WHERE tenant_id=?1"
             " UNION ALL SELECT 'guidance', guidance_id, json_extract(body, '$.status'),"

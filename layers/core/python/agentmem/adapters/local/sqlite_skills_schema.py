@@ -29,5 +29,34 @@ CREATE TABLE IF NOT EXISTS skill_function_deps (
     FOREIGN KEY (tenant_id, depends_on) REFERENCES skill_functions (tenant_id, function_id)
         ON DELETE RESTRICT
 );
-CREATE INDEX IF NOT EXISTS skill_function_deps_by_dependency ON skill_function_deps (tenant_id, depends_on)
+CREATE INDEX IF NOT EXISTS skill_function_deps_by_dependency ON skill_function_deps (tenant_id, depends_on);
+-- Moved by every write to either library (by triggers, so no write path can forget): a reader
+-- that cached the stamps re-reads them only when this moved.
+CREATE TABLE IF NOT EXISTS skill_library_revisions (
+    tenant_id TEXT NOT NULL PRIMARY KEY, revision INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS skill_functions_insert_bumps AFTER INSERT ON skill_functions BEGIN
+    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS skill_functions_update_bumps AFTER UPDATE ON skill_functions BEGIN
+    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS skill_functions_delete_bumps AFTER DELETE ON skill_functions BEGIN
+    INSERT INTO skill_library_revisions VALUES (OLD.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS skill_guidance_insert_bumps AFTER INSERT ON skill_guidance BEGIN
+    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS skill_guidance_update_bumps AFTER UPDATE ON skill_guidance BEGIN
+    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS skill_guidance_delete_bumps AFTER DELETE ON skill_guidance BEGIN
+    INSERT INTO skill_library_revisions VALUES (OLD.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;
 """
