@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from agentmem.adapters.local.sqlite_db import SqliteDatabase
     from agentmem.compose.service import ComposerService
     from agentmem.context.service import ContextService
+    from agentmem.procedural.ports import SkillIndex, StampedLibrary
     from agentmem.procedural.review import ReviewService
-    from agentmem.procedural.search import SkillIndex, SkillSearch, StampedLibrary
+    from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.service import SemanticService
 
 

@@ -5,9 +5,14 @@ the guidance that names it. One adapter instance serves one tenant."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link, SkillKind
+
+SkillKey = tuple[str, str]
+"""(kind, id) of one library item."""
 
 
 class SkillLibrary(Protocol):
@@ -75,3 +80,32 @@ class SkillLibrary(Protocol):
         Deterministic: a depth-first walk of `depends_on` in the order written, each function
         placed after all of its dependencies and listed once. NotFoundError if there is none."""
         ...
+
+
+@dataclass(frozen=True)
+class IndexedSkill:
+    kind: str
+    skill_id: str
+    stamp: str
+    text: str
+    vector: Sequence[float]
+
+
+class StampedLibrary(SkillLibrary, Protocol):
+    def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
+        """(kind, id, status, stamp) of every item; the stamp is `{version}|{updated_at}`."""
+        ...
+
+
+class SkillIndex(Protocol):
+    def ensure_ready(self) -> None:
+        """Create what a writer needs (an index and its mapping); readers never call it."""
+        ...
+
+    def stamps(self) -> dict[SkillKey, str]: ...
+
+    def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None: ...
+
+    def vector_search(self, vector: Sequence[float], k: int) -> list[SkillKey]: ...
+
+    def keyword_search(self, text: str, k: int) -> list[SkillKey]: ...

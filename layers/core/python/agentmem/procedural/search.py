@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
 
 from agentmem.errors import NotFoundError
 from agentmem.packing.engine import pack
@@ -29,8 +27,8 @@ from agentmem.packing.fusion import KEYWORD_GATE_TOP, RRF_K, keyword_gate, recip
 from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports import Embedder
 from agentmem.procedural.graph import dependency_order
-from agentmem.procedural.model import Function, Guidance, SkillKind, SkillStatus
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.procedural.model import Function, Guidance, SkillStatus
+from agentmem.procedural.ports import IndexedSkill, SkillIndex, SkillKey, StampedLibrary
 from agentmem.procedural.search_models import (
     FunctionHit,
     FusedRank,
@@ -40,45 +38,10 @@ from agentmem.procedural.search_models import (
     SkillSearchResponse,
     SkillSearchTrace,
 )
+from agentmem.procedural.search_render import SOURCE, flat, item_id, skill_candidate
 from agentmem.tokens import DEFAULT_ENCODING
 
 SEARCH_K = 30
-SOURCE = "skills"
-SkillKey = tuple[str, str]
-"""(kind, id) of one library item."""
-
-
-@dataclass(frozen=True)
-class IndexedSkill:
-    kind: str
-    skill_id: str
-    stamp: str
-    text: str
-    vector: Sequence[float]
-
-
-class StampedLibrary(SkillLibrary, Protocol):
-    def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
-        """(kind, id, status, stamp) of every item; the stamp is `{version}|{updated_at}`."""
-        ...
-
-
-class SkillIndex(Protocol):
-    def ensure_ready(self) -> None:
-        """Create what a writer needs (an index and its mapping); readers never call it."""
-        ...
-
-    def stamps(self) -> dict[SkillKey, str]: ...
-
-    def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None: ...
-
-    def vector_search(self, vector: Sequence[float], k: int) -> list[SkillKey]: ...
-
-    def keyword_search(self, text: str, k: int) -> list[SkillKey]: ...
-
-
-def item_id(key: SkillKey) -> str:
-    return f"{key[0]}:{key[1]}"
 
 
 def index_text(item: Function | Guidance) -> str:
@@ -97,54 +60,6 @@ def fuse(
     if weights is not None:
         result_lists = {name: keys for name, keys in result_lists.items() if weights.get(name, 1.0) > 0}
     return reciprocal_rank_fusion(result_lists, weights=weights, k=RRF_K)
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _first_sentence(text: str) -> str:
-    flat = _flat(text)
-    end = flat.find(". ")
-    return flat if end < 0 else flat[: end + 1]
-
-
-def _ids(label: str, ids: Sequence[str]) -> str:
-    return f"; {label}: " + ", ".join(f"`{i}`" for i in ids) if ids else ""
-
-
-def skill_candidate(hit: FunctionHit | GuidanceHit) -> Candidate:
-    """One found item for the packer, at full, short and identity renderings."""
-    if isinstance(hit, FunctionHit):
-        sig = hit.signature or hit.name
-        refs = _ids("closure", hit.closure) + _ids("guidance", hit.guidance_ids)
-        doc = _flat(hit.docstring)
-        renders = (
-            f"**{hit.name}** `{sig}`"
-            + (f": {doc}" if doc else "")
-            + f" (function `{hit.function_id}`{refs})",
-            f"**{hit.name}** `{sig}`: {_first_sentence(hit.docstring)} (function `{hit.function_id}`)",
-            f"function `{hit.function_id}`",
-        )
-        key: SkillKey = ("function", hit.function_id)
-    else:
-        refs = _ids("functions", hit.function_ids)
-        content = _flat(hit.content)
-        renders = (
-            f"**{hit.title}**"
-            + (f": {content}" if content else "")
-            + f" (guidance `{hit.guidance_id}`{refs})",
-            f"**{hit.title}** (guidance `{hit.guidance_id}`{refs})",
-            f"guidance `{hit.guidance_id}`",
-        )
-        key = ("guidance", hit.guidance_id)
-    return Candidate(
-        item_id=item_id(key),
-        source=SOURCE,
-        score=hit.score,
-        renders=tuple(dict.fromkeys(renders)),  # an item with nothing to shorten keeps fewer levels
-        meta={"kind": key[0], "id": key[1], "version": hit.version},
-    )
 
 
 def _normalised(vector: Sequence[float]) -> list[float]:
@@ -327,7 +242,7 @@ class SkillSearch:
             budget=request.budget_tokens,
             shares={SOURCE: 1.0},
             sections=[Section(SOURCE, "Skills")],
-            title=f"Skills for: {_flat(request.task)[:120]}",
+            title=f"Skills for: {flat(request.task)[:120]}",
             count=self._count,
             encoding=DEFAULT_ENCODING,
         )

@@ -33,7 +33,7 @@ from agentmem.adapters.aws.opensearch_skill_queries import (
     stamps_query,
 )
 from agentmem.errors import AgentMemError, BackendUnavailableError
-from agentmem.procedural.search import IndexedSkill, SkillKey
+from agentmem.procedural.ports import IndexedSkill, SkillKey
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmem.adapters.aws.opensearch_mappings import ENGINES, KEYWORD, SLOWLOG, Body, document_id, terms
-from agentmem.procedural.search import IndexedSkill, SkillKey
+from agentmem.procedural.ports import IndexedSkill, SkillKey
 
 STAMP_PAGE = 1_000
 KEY_FIELDS = ["kind", "skill_id"]
