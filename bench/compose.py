@@ -59,7 +59,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from report import bar, percentile, print_table
+from report import Latency, bar, percentile, print_table
 from synthetic_assets import SEED, Question, SyntheticCatalogue, generate
 
 from agentmem.bootstrap import Services, bootstrap
@@ -95,24 +95,6 @@ COMPOSE_P50_MS_MAX = 300.0
 
 
 # -- shared helpers --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Latency:
-    samples: int
-    p50_ms: float
-    p99_ms: float
-    max_ms: float
-
-    @classmethod
-    def of(cls, seconds: Sequence[float]) -> Latency:
-        ordered = sorted(seconds)
-        return cls(
-            samples=len(ordered),
-            p50_ms=round(percentile(ordered, 50) * 1e3, 2),
-            p99_ms=round(percentile(ordered, 99) * 1e3, 2),
-            max_ms=round(ordered[-1] * 1e3, 2) if ordered else float("nan"),
-        )
 
 
 class TimedEmbed:

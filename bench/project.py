@@ -43,7 +43,17 @@ from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from report import bar, percentile, print_table
+from report import (
+    Latency,
+    bar,
+    environment,
+    lat_row,
+    package_version,
+    percentile,
+    print_table,
+    timed_map,
+    usable_cpus,
+)
 from synthetic import synthetic_belief
 
 from agentmem.adapters.local.sqlite_log import SqliteEventLog
@@ -73,35 +83,6 @@ Vector = npt.NDArray[np.float32]
 
 
 # -- shared helpers --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Latency:
-    samples: int
-    p50_ms: float
-    p99_ms: float
-    max_ms: float
-
-    @classmethod
-    def of(cls, seconds: list[float]) -> Latency:
-        ordered = sorted(seconds)
-        return cls(
-            samples=len(ordered),
-            p50_ms=round(percentile(ordered, 50) * 1e3, 3),
-            p99_ms=round(percentile(ordered, 99) * 1e3, 3),
-            max_ms=round(ordered[-1] * 1e3, 3) if ordered else float("nan"),
-        )
-
-
-def timed_map(call: Callable[[A], T], items: Sequence[A]) -> tuple[list[float], list[T]]:
-    """`call` on each item in turn; returns every call's latency in seconds and its result."""
-    latencies: list[float] = []
-    results: list[T] = []
-    for item in items:
-        start = time.perf_counter()
-        results.append(call(item))
-        latencies.append(time.perf_counter() - start)
-    return latencies, results
 
 
 def unit_vectors(rng: np.random.Generator, n: int) -> Vector:
@@ -821,23 +802,6 @@ def run_growth(statements: int, budget_seconds: float) -> list[GrowthResult]:
 # -- report ----------------------------------------------------------------------------------------
 
 
-def lat_row(label: str, lat: Latency) -> list[str]:
-    return [label, str(lat.samples), f"{lat.p50_ms:.3f}", f"{lat.p99_ms:.3f}", f"{lat.max_ms:.3f}"]
-
-
-def usable_cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def package_version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1026,16 +990,7 @@ def main() -> None:
             "sizes": list(sizes),
             "k": K,
             "seed": SEED,
-            "python": platform.python_version(),
-            "sqlite": sqlite3.sqlite_version,
-            "numpy": np.__version__,
-            "onnxruntime": package_version("onnxruntime"),
-            "cpus": os.cpu_count(),
-            "usable_cpus": usable_cpus(),
-            "platform": platform.platform(),
-            "temp_dir": tempfile.gettempdir(),
-            "run_seconds": round(total, 1),
-            "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            **environment(total),
         },
         "projection": asdict(proj),
         "search": [asdict(s) for s in searches],

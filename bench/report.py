@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import platform
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+A = TypeVar("A")
+T = TypeVar("T")
 
 
-def percentile(sorted_values: list[float], p: float) -> float:
+def percentile(sorted_values: Sequence[float], p: float) -> float:
     """Nearest-rank percentile of an ascending list."""
     if not sorted_values:
         return float("nan")
@@ -36,3 +46,67 @@ def print_table(headers: list[str], rows: list[list[str]]) -> None:
     print("  ".join("-" * w for w in widths))
     for row in rows:
         print(fmt(row))
+
+
+@dataclass(frozen=True)
+class Latency:
+    samples: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Latency:
+        ordered = sorted(seconds)
+        return cls(
+            samples=len(ordered),
+            p50_ms=round(percentile(ordered, 50) * 1e3, 3),
+            p99_ms=round(percentile(ordered, 99) * 1e3, 3),
+            max_ms=round(ordered[-1] * 1e3, 3) if ordered else float("nan"),
+        )
+
+
+def timed_map(call: Callable[[A], T], items: Sequence[A]) -> tuple[list[float], list[T]]:
+    """`call` on each item in turn; returns every call's latency in seconds and its result."""
+    latencies: list[float] = []
+    results: list[T] = []
+    for item in items:
+        start = time.perf_counter()
+        results.append(call(item))
+        latencies.append(time.perf_counter() - start)
+    return latencies, results
+
+
+def lat_row(label: str, lat: Latency) -> list[str]:
+    return [label, str(lat.samples), f"{lat.p50_ms:.3f}", f"{lat.p99_ms:.3f}", f"{lat.max_ms:.3f}"]
+
+
+def usable_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def package_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def environment(run_seconds: float) -> dict[str, Any]:
+    """Where and with what a benchmark ran: goes into each result's `meta`."""
+    import numpy as np
+
+    return {
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "numpy": np.__version__,
+        "onnxruntime": package_version("onnxruntime"),
+        "cpus": os.cpu_count(),
+        "usable_cpus": usable_cpus(),
+        "platform": platform.platform(),
+        "temp_dir": tempfile.gettempdir(),
+        "run_seconds": round(run_seconds, 1),
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
