@@ -96,6 +96,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Rebuild the skill and asset search indexes from their primary stores, on either backend
+    (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
+    from agentmem.bootstrap import bootstrap
+
+    services = bootstrap(load_settings(args))
+    if services.settings.procedural_enabled:
+        services.skill_index.ensure_ready()
+        indexed, dropped = services.skill_search.rebuild()
+        print(f"skill index: {indexed} approved items indexed, {dropped} stale ones removed")
+    services.composer.index.ensure_ready()
+    indexed, dropped = services.composer.indexer.rebuild()
+    print(f"asset index: {indexed} assets indexed, {dropped} stale ones removed")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from agentmem.compose.eval_run import run_eval, sample_folder
 
@@ -131,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--subject", default=None, help="rebuild only this subject; the rest is copied")
     replay.add_argument("--data-dir", type=Path, default=None)
     replay.set_defaults(run=cmd_replay)
+
+    reindex = verbs.add_parser("reindex", help="rebuild the skill and asset indexes from their stores")
+    reindex.add_argument("--data-dir", type=Path, default=None)
+    reindex.set_defaults(run=cmd_reindex)
 
     evaluate = verbs.add_parser("eval", help="recall of needed assets at token budgets, on a labelled set")
     evaluate.add_argument("--dataset", type=Path, default=None, help="JSONL questions (default: the sample)")
