@@ -45,6 +45,8 @@ bench: $(STAMP)
 	$(PY) bench/append.py
 	$(PY) bench/project.py
 	$(PY) bench/tokens.py
+	$(PY) bench/skills.py
+	$(PY) bench/compose.py
 
 synth: $(STAMP)
 	$(PY) -c "import subprocess,sys; sys.exit(subprocess.call(['npx','--yes','aws-cdk@2','synth','-c','tenant=acme','--quiet']))"
