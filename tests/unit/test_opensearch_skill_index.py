@@ -343,3 +343,16 @@ def test_a_404_that_is_not_a_missing_index_is_not_found(
     answer(fake, (404, {"error": {"type": "resource_not_found_exception"}, "status": 404}))
     with pytest.raises(NotFoundError):
         index.keyword_search("csv", 5)
+
+
+def test_a_rebuild_of_a_large_library_is_split_into_bulks_under_the_byte_limit(
+    client: OpenSearch, fake: FakeConnection
+) -> None:
+    skills = [IndexedSkill("function", f"f{i:02}", "1|t", "x" * 500, EAST) for i in range(10)]
+    answer(fake, *[bulk_reply(("index", 201, None))] * 11)
+    OpenSearchSkillIndex(client, "acme", dimension=4, max_bulk_bytes=2_000).update(skills, [])
+    bodies = [bulk_lines(request) for request in fake.requests]
+    assert len(bodies) > 1
+    assert [line["skill_id"] for lines in bodies for line in lines if "skill_id" in line] == [
+        s.skill_id for s in skills
+    ]

@@ -27,21 +27,19 @@ from typing import TYPE_CHECKING, Any
 from opensearchpy.exceptions import OpenSearchException, RequestError
 
 from agentmem.adapters.aws.opensearch_asset_queries import (
-    MAX_BULK_BYTES,
     SIMILARITY_PAGE,
     STAMP_PAGE,
     asset_index_body,
     asset_index_name,
-    bulk_bodies,
-    bulk_failures,
+    bulk_actions,
     keyword_query,
     knn_query,
     similarity_query,
     stamps_query,
 )
+from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES, send
 from agentmem.adapters.aws.opensearch_mappings import Body, Refresh, index_missing, translate, translated
 from agentmem.compose.ports import IndexedAsset
-from agentmem.errors import AgentMemError, BackendUnavailableError
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -87,30 +85,15 @@ class OpenSearchAssetIndex:
         request, or in several when the body would pass `max_bulk_bytes`. Not atomic: if an item
         fails this raises after its request, and the caller's retry is safe because every action
         is keyed by document id."""
-        if not put and not remove:
-            return
-        for body, actions in bulk_bodies(self._index, self._tenant, put, remove, self._max_bulk_bytes):
-            with translated("update asset index"):
-                reply: dict[str, Any] = self._client.bulk(body=body, **self._write)
-            self._raise_for(bulk_failures(reply), actions)
-
-    @staticmethod
-    def _raise_for(failed: list[Body], actions: int) -> None:
-        if not failed:
-            return
-        statuses = sorted({int(outcome.get("status", 0)) for outcome in failed})
-        first = failed[0]["error"]
-        fault = first.get("type", "unknown") if isinstance(first, dict) else str(first)
-        summary = f"{len(failed)} of {actions} items failed ({fault}, status {statuses})"
-        # A bulk answers 200 even when items are throttled (429) or a shard is down (5xx); those
-        # are retryable like the same faults on a whole request, the rest are deployment faults.
-        if any(s == 429 or s >= 500 for s in statuses):
-            logger.warning(
-                "asset index update unavailable", extra={"failed": len(failed), "statuses": statuses}
+        if put or remove:
+            actions = bulk_actions(self._index, self._tenant, put, remove)
+            send(
+                self._client,
+                actions,
+                what="update asset index",
+                params=self._write,
+                max_bytes=self._max_bulk_bytes,
             )
-            raise BackendUnavailableError(f"update asset index: {summary}")
-        logger.error("asset index update failed", extra={"failed": len(failed), "statuses": statuses})
-        raise AgentMemError(f"update asset index failed: {summary}")
 
     def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
         """The hits of one search, or none when the index does not exist yet."""

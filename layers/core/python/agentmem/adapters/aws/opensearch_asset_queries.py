@@ -3,10 +3,10 @@ bodies. Pure functions, so unit tests pin them without a server."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from agentmem.adapters.aws.opensearch_bulk import line
 from agentmem.adapters.aws.opensearch_mappings import (
     ENGINES,
     KEYWORD,
@@ -25,7 +25,6 @@ STAMP_PAGE = 1_000
 MAX_TERMS = 65_536
 # Well under the 10 MB default http.max_content_length of the smallest OpenSearch Service
 # instances, and small enough that one slow bulk does not hold a Lambda for long.
-MAX_BULK_BYTES = 5 * 1024 * 1024
 SIMILARITY_PAGE = MAX_HITS  # one search returns at most index.max_result_window hits
 
 BY_SCORE_THEN_ID: list[Body] = [{"_score": "desc"}, {"asset_id": "asc"}]
@@ -93,18 +92,10 @@ def asset_doc_id(tenant_id: str, asset_id: str) -> str:
     return document_id(tenant_id, asset_id)
 
 
-def _line(body: Body) -> str:
-    # As opensearch-py serialises, so the sizes counted here are the bytes sent.
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def bulk_bodies(
-    index: str, tenant_id: str, put: Sequence[IndexedAsset], remove: Sequence[str], max_bytes: int
-) -> list[tuple[str, int]]:
-    """(NDJSON body, number of actions in it), each body at most `max_bytes` (a single larger
-    document goes alone). Deletes first, then puts, in order on the one shard: an id in both ends
-    up written, as in the SQLite index; an id put twice keeps its last entry."""
-    actions = [_line({"delete": {"_index": index, "_id": asset_doc_id(tenant_id, a)}}) for a in remove]
+def bulk_actions(index: str, tenant_id: str, put: Sequence[IndexedAsset], remove: Sequence[str]) -> list[str]:
+    """NDJSON actions, deletes first, then puts, in order on the one shard: an id in both ends up
+    written, as in the SQLite index; an id put twice keeps its last entry."""
+    actions = [line({"delete": {"_index": index, "_id": asset_doc_id(tenant_id, a)}}) for a in remove]
     for a in {asset.asset_id: asset for asset in put}.values():
         doc = {
             "tenant_id": tenant_id,
@@ -116,28 +107,8 @@ def bulk_bodies(
             "vector": [float(x) for x in a.vector],
         }
         meta = {"index": {"_index": index, "_id": asset_doc_id(tenant_id, a.asset_id)}}
-        actions.append(_line(meta) + _line(doc))
-    bodies: list[tuple[str, int]] = []
-    current: list[str] = []
-    size = 0
-    for action in actions:
-        weight = len(action.encode())
-        if current and size + weight > max_bytes:
-            bodies.append(("".join(current), len(current)))
-            current, size = [], 0
-        current.append(action)
-        size += weight
-    if current:
-        bodies.append(("".join(current), len(current)))
-    return bodies
-
-
-def bulk_failures(reply: dict[str, Any]) -> list[Body]:
-    """The failed items of a bulk reply. A delete of a missing document answers 404 `not_found`
-    without an `error`, and is no failure: removing what is not there is a no-op."""
-    if not reply.get("errors"):
-        return []
-    return [outcome for item in reply.get("items", []) for outcome in item.values() if "error" in outcome]
+        actions.append(line(meta) + line(doc))
+    return actions
 
 
 def any_of(field: str, values: Collection[str]) -> Body:

@@ -21,18 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from opensearchpy.exceptions import OpenSearchException, RequestError
 
+from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES, send
 from agentmem.adapters.aws.opensearch_mappings import Body, Refresh, index_missing, translate, translated
 from agentmem.adapters.aws.opensearch_skill_queries import (
     STAMP_PAGE,
     bulk_actions,
-    bulk_failures,
     keyword_query,
     knn_query,
     skill_index_body,
     skill_index_name,
     stamps_query,
 )
-from agentmem.errors import AgentMemError, BackendUnavailableError
 from agentmem.procedural.ports import IndexedSkill, SkillKey
 
 if TYPE_CHECKING:
@@ -51,9 +50,11 @@ class OpenSearchSkillIndex:
         dimension: int,
         engine: str = "faiss",
         refresh: Refresh = "false",
+        max_bulk_bytes: int = MAX_BULK_BYTES,
     ) -> None:
         self._client = client
         self._tenant = tenant_id
+        self._max_bulk_bytes = max_bulk_bytes
         self._index = skill_index_name(prefix)
         self._body = skill_index_body(dimension, engine)  # also refuses an unknown engine
         self._write: dict[str, str] = {} if refresh == "false" else {"refresh": refresh}
@@ -74,30 +75,18 @@ class OpenSearchSkillIndex:
 
     def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None:
         """Write `put` (replacing documents of the same key) and delete `remove`, in one bulk
-        request. Not atomic: if any item fails this raises, and the caller's retry is safe because
+        request, or several when the body would pass `max_bulk_bytes` (a rebuild sends the whole
+        library). Not atomic: if an item fails this raises, and the caller's retry is safe because
         every action is keyed by document id."""
-        if not put and not remove:
-            return
-        with translated("update skill index"):
-            reply: dict[str, Any] = self._client.bulk(
-                body=bulk_actions(self._index, self._tenant, put, remove), **self._write
+        if put or remove:
+            actions = bulk_actions(self._index, self._tenant, put, remove)
+            send(
+                self._client,
+                actions,
+                what="update skill index",
+                params=self._write,
+                max_bytes=self._max_bulk_bytes,
             )
-        failed = bulk_failures(reply)
-        if not failed:
-            return
-        statuses = sorted({int(outcome.get("status", 0)) for outcome in failed})
-        first = failed[0]["error"]
-        fault = first.get("type", "unknown") if isinstance(first, dict) else str(first)
-        summary = f"{len(failed)} of {len(put) + len(remove)} items failed ({fault}, status {statuses})"
-        # A bulk answers 200 even when items are throttled (429) or a shard is down (5xx); those
-        # are retryable like the same faults on a whole request, the rest are deployment faults.
-        if any(s == 429 or s >= 500 for s in statuses):
-            logger.warning(
-                "skill index update unavailable", extra={"failed": len(failed), "statuses": statuses}
-            )
-            raise BackendUnavailableError(f"update skill index: {summary}")
-        logger.error("skill index update failed", extra={"failed": len(failed), "statuses": statuses})
-        raise AgentMemError(f"update skill index failed: {summary}")
 
     def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
         """The hits of one search, or none when the index does not exist yet."""

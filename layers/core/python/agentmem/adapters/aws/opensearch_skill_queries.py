@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentmem.adapters.aws.opensearch_bulk import line
 from agentmem.adapters.aws.opensearch_mappings import ENGINES, KEYWORD, SLOWLOG, Body, document_id, terms
 from agentmem.procedural.ports import IndexedSkill, SkillKey
 
@@ -58,35 +59,22 @@ def skill_doc_id(tenant_id: str, key: SkillKey) -> str:
 
 def bulk_actions(
     index: str, tenant_id: str, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]
-) -> list[Body]:
-    """Deletes first, then puts: a bulk request runs in order on the one shard, so a key in both
-    ends up written, as in the SQLite index."""
-    actions: list[Body] = [
-        {"delete": {"_index": index, "_id": skill_doc_id(tenant_id, key)}} for key in remove
-    ]
+) -> list[str]:
+    """NDJSON actions, deletes first, then puts: a bulk request runs in order on the one shard,
+    so a key in both ends up written, as in the SQLite index."""
+    actions = [line({"delete": {"_index": index, "_id": skill_doc_id(tenant_id, key)}}) for key in remove]
     for skill in put:
-        actions.append(
-            {"index": {"_index": index, "_id": skill_doc_id(tenant_id, (skill.kind, skill.skill_id))}}
-        )
-        actions.append(
-            {
-                "tenant_id": tenant_id,
-                "kind": skill.kind,
-                "skill_id": skill.skill_id,
-                "stamp": skill.stamp,
-                "text": skill.text,
-                "vector": [float(x) for x in skill.vector],
-            }
-        )
+        meta = {"index": {"_index": index, "_id": skill_doc_id(tenant_id, (skill.kind, skill.skill_id))}}
+        doc = {
+            "tenant_id": tenant_id,
+            "kind": skill.kind,
+            "skill_id": skill.skill_id,
+            "stamp": skill.stamp,
+            "text": skill.text,
+            "vector": [float(x) for x in skill.vector],
+        }
+        actions.append(line(meta) + line(doc))
     return actions
-
-
-def bulk_failures(reply: dict[str, Any]) -> list[Body]:
-    """The failed items of a bulk reply. A delete of a missing document answers 404 `not_found`
-    without an `error`, and is no failure: removing what is not there is a no-op."""
-    if not reply.get("errors"):
-        return []
-    return [outcome for item in reply.get("items", []) for outcome in item.values() if "error" in outcome]
 
 
 def knn_query(tenant_id: str, vector: Sequence[float], k: int) -> Body:
