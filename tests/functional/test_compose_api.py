@@ -151,3 +151,9 @@ def test_a_bulk_over_the_transaction_size_is_refused_whole(services: Services, a
     status, error = api("PUT", "/v1/assets", {"assets": bulk})
     assert (status, error["error"]["field"]) == (422, "assets")
     assert api("GET", "/v1/assets/note:bulk.0")[0] == 404
+
+
+def test_a_procedural_route_with_the_wrong_method_is_not_taken_for_a_skill(api: Call) -> None:
+    status, error = api("GET", "/v1/skills/search", principals="analyst")
+    assert (status, error["error"]["field"]) == (404, "skill_id")
+    assert "route of the procedural tier" in error["error"]["message"]

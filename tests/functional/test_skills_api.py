@@ -238,6 +238,7 @@ def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
         ("GET", "/v1/functions/f1"),
         ("POST", "/v1/guidance"),
         ("POST", "/v1/skills/search"),
+        ("GET", "/v1/skills/links"),  # also the shape of the composer's GET /v1/skills/{skill_id}
     ):
         event = api_event("api_openapi.json", httpMethod=method, path=path, resource=path, body=None)
         result = app.resolve(event, FakeLambdaContext())

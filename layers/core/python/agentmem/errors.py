@@ -26,6 +26,12 @@ class NotFoundError(AgentMemError):
     code = "not_found"
 
 
+class TierDisabledError(NotFoundError):
+    """A tier this deployment switched off (HTTP 404, code `tier_disabled`)."""
+
+    code = "tier_disabled"
+
+
 class ConflictError(AgentMemError):
     """The write contradicts stored state, e.g. an idempotency key reused for another body (HTTP 409)."""
 

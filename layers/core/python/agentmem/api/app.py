@@ -98,7 +98,13 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
             app.include_router(skill_transfer_router(lambda: services.skills, lambda: services.skill_review))
         from agentmem.api.routes.compose import compose_router
 
-        app.include_router(compose_router(lambda: services.composer, services.settings.principal_map))
+        app.include_router(
+            compose_router(
+                lambda: services.composer,
+                services.settings.principal_map,
+                procedural_enabled=services.settings.procedural_enabled,
+            )
+        )
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

@@ -13,6 +13,7 @@ from agentmem.api.errors import error_responses
 from agentmem.api.principals import caller_principals
 from agentmem.compose import authoring
 from agentmem.compose.model import (
+    RESERVED_SKILL_IDS,
     ComposeRequest,
     ComposerSkill,
     ComposerSkillSpec,
@@ -22,7 +23,7 @@ from agentmem.compose.model import (
 )
 from agentmem.compose.report import ComposeResponse
 from agentmem.compose.service import ComposerService
-from agentmem.errors import NotFoundError
+from agentmem.errors import NotFoundError, TierDisabledError
 from agentmem.model.common import ID_PATTERN
 
 AssetId = Annotated[str, Path(pattern=ID_PATTERN, description="Asset id.")]
@@ -30,8 +31,23 @@ SkillId = Annotated[str, Path(pattern=ID_PATTERN, description="Composer skill id
 TAGS = ["composer"]
 
 
-def compose_router(composer: Callable[[], ComposerService], principal_map: str | None) -> APIGatewayRouter:
+def compose_router(
+    composer: Callable[[], ComposerService], principal_map: str | None, *, procedural_enabled: bool = True
+) -> APIGatewayRouter:
     router = APIGatewayRouter()
+
+    def not_a_skill(skill_id: str) -> None:
+        """`/v1/skills/search` and its siblings are the procedural tier's routes, never skills:
+        reaching here means that tier is off, or the method is not one of its routes."""
+        if skill_id not in RESERVED_SKILL_IDS:
+            return
+        if not procedural_enabled:
+            raise TierDisabledError(
+                "the procedural tier (functions, guidance, skills) is switched off for this deployment"
+            )
+        raise NotFoundError(
+            f"{skill_id!r} names a route of the procedural tier, not a skill", field="skill_id"
+        )
 
     @router.put(
         "/v1/assets",
@@ -85,6 +101,7 @@ def compose_router(composer: Callable[[], ComposerService], principal_map: str |
         tags=TAGS,
     )
     def get_skill(skill_id: SkillId) -> ComposerSkill:
+        not_a_skill(skill_id)
         return composer().skill(skill_id)
 
     @router.post(
@@ -99,6 +116,7 @@ def compose_router(composer: Callable[[], ComposerService], principal_map: str |
         tags=TAGS,
     )
     def compose(skill_id: SkillId, body: Annotated[ComposeRequest, Body()]) -> Response[ComposeResponse]:
+        not_a_skill(skill_id)
         context = router.current_event.raw_event.get("requestContext") or {}
         result = composer().compose(skill_id, body, caller_principals(context, principal_map))
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=result)
