@@ -1,12 +1,13 @@
-"""An asset's renderings, from full detail down to identity (up to seven levels):
+"""An asset's renderings, from full detail down to identity (up to eight levels):
 
 0. header, body and the full payload (its template's full level)
 1. header, body and the abridged payload
 2. header, body and the payload's key facts
 3. header and body
 4. title, kind and path with the body's first sentence
-5. title and id
-6. the id alone (identity)
+5. title, kind and path
+6. title and id
+7. the id alone (identity)
 
 Levels that come out identical are kept once, so a small asset has fewer. A payload whose full
 rendering would eat more than a quarter of the budget is offloaded to the blob store (stored once,
@@ -106,6 +107,7 @@ class AssetRenderer:
             item(facts),
             item(""),
             f"**{_flat(asset.title)}** ({asset.kind} `{asset.path}`)" + (f": {sentence}" if sentence else ""),
+            f"**{_flat(asset.title)}** ({asset.kind} `{asset.path}`)",
             f"**{_flat(asset.title)}** (`{asset.asset_id}`)",
             f"`{asset.asset_id}`",
         )

@@ -13,7 +13,7 @@ from agentmem.compose.model import MAX_ASSETS_PER_PUT
 
 BUDGET = 2500
 QUESTION_ID = "q01"
-LEVELS = ("full", "abridged", "key facts", "body", "sentence", "title", "id")
+LEVELS = ("full", "abridged", "key facts", "body", "sentence", "title+path", "title", "id")
 
 
 def load(client: MemoryClient) -> tuple[int, int]:
