@@ -17,10 +17,9 @@ MAX_PAYLOAD_BYTES = 300_000
 under this cap a payload fits compressed or not, with the rest of the asset beside it. Larger
 content belongs in the blob store, referenced from the payload."""
 
-MAX_ASSETS_PER_WRITE = min(MAX_ASSETS_PER_PUT, 100 - 1)
-"""A DynamoDB transaction holds at most 100 actions, and the revision head's move is one of them.
-compose.model.MAX_ASSETS_PER_PUT (100) overlooks the head; until it is 99, this is the bulk size
-every backend takes, so a batch that works locally works on AWS."""
+MAX_ASSETS_PER_WRITE = MAX_ASSETS_PER_PUT
+"""99: a DynamoDB transaction holds at most 100 actions, and the revision head's move is one of
+them. Every backend takes the same bulk size, so a batch that works locally works on AWS."""
 
 _PAYLOAD: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 
