@@ -7,15 +7,27 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
 import urllib3
 
+from agentmem.compose.model import (
+    MAX_ASSETS_PER_PUT,
+    Asset,
+    ComposerSkill,
+    ComposerSkillSpec,
+    PutAssetsResponse,
+)
+from agentmem.compose.report import ComposeResponse
 from agentmem.model.api_beliefs import BeliefChainView, BeliefList
 from agentmem.model.beliefs import Belief
 from agentmem.model.context import ContextResponse
 from agentmem.model.events import AppendEventResponse, EventContent, EventPage
+from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec
+from agentmem.procedural.review import ReviewResponse
+from agentmem.procedural.search_models import SkillSearchResponse
 
 RETRYABLE = frozenset({429, 502, 503, 504})
 
@@ -174,6 +186,68 @@ class MemoryClient:
     def belief_history(self, subject_id: str, key: str) -> BeliefChainView:
         path = f"/v1/subjects/{subject_id}/beliefs/{key}"
         return BeliefChainView.model_validate(self.request("GET", path, query={"history": True}))
+
+    # -- procedural tier ------------------------------------------------------------------------
+
+    def put_function(self, spec: FunctionSpec) -> Function:
+        body = spec.model_dump(mode="json")
+        return Function.model_validate(self.request("PUT", f"/v1/functions/{spec.function_id}", body))
+
+    def put_guidance(self, spec: GuidanceSpec) -> Guidance:
+        body = spec.model_dump(mode="json")
+        return Guidance.model_validate(self.request("PUT", f"/v1/guidance/{spec.guidance_id}", body))
+
+    def approve_function(self, function_id: str) -> Function:
+        return Function.model_validate(self.request("POST", f"/v1/functions/{function_id}/approve"))
+
+    def approve_guidance(self, guidance_id: str) -> Guidance:
+        return Guidance.model_validate(self.request("POST", f"/v1/guidance/{guidance_id}/approve"))
+
+    def search_skills(
+        self, task: str, *, k: int = 5, budget_tokens: int | None = None
+    ) -> SkillSearchResponse:
+        body: dict[str, Any] = {"task": task, "k": k}
+        if budget_tokens is not None:
+            body["budget_tokens"] = budget_tokens
+        return SkillSearchResponse.model_validate(self.request("POST", "/v1/skills/search", body))
+
+    def review_session(self, session_id: str) -> ReviewResponse:
+        """Draft skills proposed from the session's write-ups; nothing is searchable until approved."""
+        return ReviewResponse.model_validate(
+            self.request("POST", "/v1/skills/review", {"session_id": session_id})
+        )
+
+    # -- composer -----------------------------------------------------------------------------
+
+    def put_assets(self, assets: Sequence[Asset]) -> PutAssetsResponse:
+        """Write assets in bulks of the API's size (each bulk one transaction); returns the last
+        bulk's answer, whose `revision` is the catalogue's after all of them."""
+        answer = PutAssetsResponse(written=0, revision=0)
+        written = 0
+        for start in range(0, len(assets), MAX_ASSETS_PER_PUT):
+            bulk = [a.model_dump(mode="json") for a in assets[start : start + MAX_ASSETS_PER_PUT]]
+            answer = PutAssetsResponse.model_validate(self.request("PUT", "/v1/assets", {"assets": bulk}))
+            written += answer.written
+        return answer.model_copy(update={"written": written})
+
+    def put_skill(self, skill_id: str, spec: ComposerSkillSpec) -> ComposerSkill:
+        """An authored composer skill: intent, procedure, contract, guardrails and a scope."""
+        body = spec.model_dump(mode="json")
+        return ComposerSkill.model_validate(self.request("PUT", f"/v1/skills/{skill_id}", body))
+
+    def compose(
+        self,
+        skill_id: str,
+        question: str,
+        *,
+        budget_tokens: int | None = None,
+        conversation_id: str | None = None,
+    ) -> ComposeResponse:
+        """The skill's document for this question, within the budget, and the report of how."""
+        body: dict[str, Any] = {"question": question}
+        optional = {"budget_tokens": budget_tokens, "conversation_id": conversation_id}
+        body.update({k: v for k, v in optional.items() if v is not None})
+        return ComposeResponse.model_validate(self.request("POST", f"/v1/skills/{skill_id}/compose", body))
 
     def health(self) -> dict[str, Any]:
         result: dict[str, Any] = self.request("GET", "/v1/health")

@@ -9,7 +9,7 @@ from agentmem.client import MemoryClient
 from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import load_catalogue, load_dataset
 from agentmem.compose.layout import CONTENT_LEVELS
-from agentmem.compose.model import MAX_ASSETS_PER_PUT
+from agentmem.compose.model import ComposerSkillSpec
 
 BUDGET = 2500
 QUESTION_ID = "q01"
@@ -19,14 +19,12 @@ LEVELS = ("full", "abridged", "key facts", "body", "sentence", "title+path", "ti
 def load(client: MemoryClient) -> tuple[int, int]:
     """PUT the sample's assets (in bulks) and skills; returns (assets, skills)."""
     catalogue = load_catalogue(sample_folder())
-    assets = [a.model_dump(mode="json") for a in catalogue.assets]
-    for start in range(0, len(assets), MAX_ASSETS_PER_PUT):
-        client.request("PUT", "/v1/assets", {"assets": assets[start : start + MAX_ASSETS_PER_PUT]})
+    written = client.put_assets(catalogue.assets).written
     for skill in catalogue.skills:
-        client.request(
-            "PUT", f"/v1/skills/{skill.skill_id}", skill.model_dump(mode="json", exclude={"skill_id"})
+        client.put_skill(
+            skill.skill_id, ComposerSkillSpec.model_validate(skill.model_dump(exclude={"skill_id"}))
         )
-    return len(assets), len(catalogue.skills)
+    return written, len(catalogue.skills)
 
 
 def show(client: MemoryClient) -> None:
