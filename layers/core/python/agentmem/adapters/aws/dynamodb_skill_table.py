@@ -1,0 +1,187 @@
+"""Table access of the DynamoDB skill library: consistent reads, paginated queries, batch gets
+that retry unprocessed keys, and the conditional actions one write's transaction is made of.
+The item layout itself is in dynamodb_skill_items."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agentmem.adapters.aws.dynamodb_log import BASE_PAUSE, CONTENTION_CODES, MAX_PAUSE, THROTTLE_CODES
+from agentmem.adapters.aws.dynamodb_skill_items import (
+    BATCH_GET_KEYS,
+    BATCH_GET_ROUNDS,
+    EXISTS,
+    NEW,
+    Item,
+    function_sk,
+    link_items,
+    link_sk,
+    mirror_sk,
+    revision_item,
+    skills_pk,
+)
+from agentmem.adapters.aws.errors import translate_client_error
+from agentmem.errors import BackendUnavailableError
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import (
+        KeysAndAttributesTypeDef,
+        QueryInputTypeDef,
+        TransactWriteItemTypeDef,
+    )
+
+
+class SkillTable:
+    """Reads, transaction actions and the commit over one tenant's skill items. Every read is
+    ConsistentRead; every botocore fault leaves as a domain error."""
+
+    def __init__(self, client: DynamoDBClient, table: str, tenant_id: str) -> None:
+        self.client = client
+        self.table = table
+        self.tenant = tenant_id
+
+    def key(self, sk: str) -> Item:
+        return {"pk": {"S": skills_pk(self.tenant)}, "sk": {"S": sk}}
+
+    def get(self, sk: str) -> Item | None:
+        try:
+            response = self.client.get_item(TableName=self.table, Key=self.key(sk), ConsistentRead=True)
+        except (ClientError, BotoCoreError) as exc:
+            raise translate_client_error(exc, "read skill library") from exc
+        return response.get("Item")
+
+    def query(self, prefix: str, *fields: str) -> Iterator[Item]:
+        """Every item whose sk starts with `prefix`, in sk order, projected to `fields`, page by page."""
+        names = {f"#f{i}": field for i, field in enumerate(fields)}  # `status` is a reserved word
+        query: QueryInputTypeDef = {
+            "TableName": self.table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": skills_pk(self.tenant)}, ":prefix": {"S": prefix}},
+            "ProjectionExpression": ", ".join(names),
+            "ExpressionAttributeNames": names,
+            "ConsistentRead": True,
+        }
+        while True:
+            try:
+                page = self.client.query(**query)
+            except (ClientError, BotoCoreError) as exc:
+                raise translate_client_error(exc, "query skill library") from exc
+            yield from page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return
+            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def batch_get(self, sks: list[str], *fields: str) -> dict[str, Item]:
+        """The items that exist among `sks`, by sk, projected to `fields` (and sk) if given; keys
+        left unprocessed are asked for again."""
+        found: dict[str, Item] = {}
+        unique = list(dict.fromkeys(sks))
+        for start in range(0, len(unique), BATCH_GET_KEYS):
+            keys = [self.key(sk) for sk in unique[start : start + BATCH_GET_KEYS]]
+            request: KeysAndAttributesTypeDef = {"Keys": keys, "ConsistentRead": True}
+            if fields:
+                names = {f"#f{i}": field for i, field in enumerate(dict.fromkeys(("sk", *fields)))}
+                request["ProjectionExpression"] = ", ".join(names)
+                request["ExpressionAttributeNames"] = names
+            for attempt in range(BATCH_GET_ROUNDS):
+                try:
+                    response = self.client.batch_get_item(RequestItems={self.table: request})
+                except (ClientError, BotoCoreError) as exc:
+                    raise translate_client_error(exc, "read skill library") from exc
+                found.update((item["sk"]["S"], item) for item in response["Responses"].get(self.table, []))
+                left = response.get("UnprocessedKeys", {}).get(self.table)
+                if left is None or not left["Keys"]:
+                    break
+                request["Keys"] = list(left["Keys"])
+                time.sleep(pause(attempt))
+            else:
+                raise BackendUnavailableError("read skill library: DynamoDB is throttling")
+        return found
+
+    def commit(self, action: str, actions: list[TransactWriteItemTypeDef]) -> bool:
+        """True once committed; False when a condition failed or a concurrent transaction won."""
+        try:
+            self.client.transact_write_items(TransactItems=actions)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise translate_client_error(exc, action) from exc
+            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+            if any(code in THROTTLE_CODES for code in reasons):
+                raise BackendUnavailableError(f"{action}: DynamoDB is throttling") from exc
+            if any(code in CONTENTION_CODES for code in reasons):
+                return False
+            raise translate_client_error(exc, action) from exc
+        except BotoCoreError as exc:
+            # botocore's own retries reuse the ClientRequestToken, so DynamoDB applies it at most once.
+            raise translate_client_error(exc, action) from exc
+        return True
+
+    # Transaction actions, each with the condition it needs.
+
+    def put(self, item: Item, seen: int | None, counter: str = "version") -> TransactWriteItemTypeDef:
+        """Put `item` if the stored one's `counter` is still `seen` (None: if there is none yet)."""
+        if seen is None:
+            return {"Put": {"TableName": self.table, "Item": item, "ConditionExpression": NEW}}
+        return {
+            "Put": {
+                "TableName": self.table,
+                "Item": item,
+                "ConditionExpression": f"{counter} = :seen",
+                "ExpressionAttributeValues": {":seen": {"N": str(seen)}},
+            }
+        }
+
+    def bump(self, revision: int) -> TransactWriteItemTypeDef:
+        """Move REV on from `revision`: the condition that serialises the tenant's writers."""
+        return self.put(revision_item(self.tenant, revision + 1), revision or None, "revision")
+
+    def delete(self, sk: str, seen: int) -> TransactWriteItemTypeDef:
+        return {
+            "Delete": {
+                "TableName": self.table,
+                "Key": self.key(sk),
+                "ConditionExpression": "version = :seen",
+                "ExpressionAttributeValues": {":seen": {"N": str(seen)}},
+            }
+        }
+
+    def link(self, guidance_id: str, function_id: str) -> list[TransactWriteItemTypeDef]:
+        """A new link and its mirror, conditioned on the function still being there (the guidance
+        is put in the same transaction)."""
+        exists: TransactWriteItemTypeDef = {
+            "ConditionCheck": {
+                "TableName": self.table,
+                "Key": self.key(function_sk(function_id)),
+                "ConditionExpression": EXISTS,
+            }
+        }
+        return [exists, *(self.put(item, None) for item in link_items(self.tenant, guidance_id, function_id))]
+
+    def unlink(self, guidance_id: str, function_id: str) -> list[TransactWriteItemTypeDef]:
+        return [
+            {"Delete": {"TableName": self.table, "Key": self.key(sk), "ConditionExpression": EXISTS}}
+            for sk in (link_sk(guidance_id, function_id), mirror_sk(function_id, guidance_id))
+        ]
+
+    def review(self, guidance_id: str, function_id: str, flag: bool) -> TransactWriteItemTypeDef:
+        """Set needs_review; conditioned on the link existing, so it never makes a half link."""
+        return {
+            "Update": {
+                "TableName": self.table,
+                "Key": self.key(link_sk(guidance_id, function_id)),
+                "UpdateExpression": "SET needs_review = :flag",
+                "ConditionExpression": EXISTS,
+                "ExpressionAttributeValues": {":flag": {"BOOL": flag}},
+            }
+        }
+
+
+def pause(attempt: int) -> float:
+    # Full jitter spreads writers that lost the same race, so they do not collide again.
+    return random.uniform(0, min(MAX_PAUSE, BASE_PAUSE * 2**attempt))  # noqa: S311 (not crypto)
