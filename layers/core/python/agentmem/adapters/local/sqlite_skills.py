@@ -13,10 +13,11 @@ from `skill_links`, so both sides always agree. The tenant is part of every key.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
+from agentmem.adapters.local import sqlite_skills_rows as rows
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_skills_schema import SCHEMA
 from agentmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -39,10 +40,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _placeholders(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
-
-
 class SqliteSkillLibrary:
     def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
         self._db = db
@@ -61,77 +58,19 @@ class SqliteSkillLibrary:
         finally:
             conn.execute("COMMIT")
 
-    # -- rows -> models ----------------------------------------------------------------------
-
-    def _function(self, conn: sqlite3.Connection, function_id: str) -> Function | None:
-        row = conn.execute(
-            "SELECT body FROM skill_functions WHERE tenant_id=? AND function_id=?",
-            (self._tenant, function_id),
-        ).fetchone()
-        if row is None:
-            return None
-        guidance_ids = [
-            gid
-            for (gid,) in conn.execute(
-                "SELECT guidance_id FROM skill_links WHERE tenant_id=? AND function_id=?"
-                " ORDER BY guidance_id",
-                (self._tenant, function_id),
-            )
-        ]
-        return Function.model_validate_json(row[0]).model_copy(update={"guidance_ids": guidance_ids})
-
-    def _guidance(self, conn: sqlite3.Connection, guidance_id: str) -> Guidance | None:
-        row = conn.execute(
-            "SELECT body FROM skill_guidance WHERE tenant_id=? AND guidance_id=?",
-            (self._tenant, guidance_id),
-        ).fetchone()
-        if row is None:
-            return None
-        function_ids = [
-            fid
-            for (fid,) in conn.execute(
-                "SELECT function_id FROM skill_links WHERE tenant_id=? AND guidance_id=? ORDER BY position",
-                (self._tenant, guidance_id),
-            )
-        ]
-        return Guidance.model_validate_json(row[0]).model_copy(update={"function_ids": function_ids})
-
-    def _dependency_graph(self, conn: sqlite3.Connection) -> dict[str, list[str]]:
-        graph: dict[str, list[str]] = {}
-        for function_id, dep in conn.execute(
-            "SELECT function_id, depends_on FROM skill_function_deps WHERE tenant_id=?"
-            " ORDER BY function_id, position",
-            (self._tenant,),
-        ):
-            graph.setdefault(function_id, []).append(dep)
-        return graph
-
-    def _unknown_functions(self, conn: sqlite3.Connection, ids: Sequence[str]) -> list[str]:
-        if not ids:
-            return []
-        known = {
-            fid
-            for (fid,) in conn.execute(
-                "SELECT function_id FROM skill_functions WHERE tenant_id=? AND function_id IN "
-                f"({_placeholders(ids)})",
-                (self._tenant, *ids),
-            )
-        }
-        return [fid for fid in ids if fid not in known]
-
     # -- functions ---------------------------------------------------------------------------
 
     def put_function(self, spec: FunctionSpec) -> Function:
         spec.check_size()
         fid = spec.function_id
         with self._db.write() as conn:
-            stored = self._function(conn, fid)
+            stored = rows.function(conn, self._tenant, fid)
             if stored is not None and _spec_of(stored) == spec:
                 return stored
-            unknown = self._unknown_functions(conn, [d for d in spec.depends_on if d != fid])
+            unknown = rows.unknown_functions(conn, self._tenant, [d for d in spec.depends_on if d != fid])
             if unknown:
                 raise InvalidInputError(f"depends_on names unknown functions: {unknown}", field="depends_on")
-            graph = self._dependency_graph(conn)
+            graph = rows.dependency_graph(conn, self._tenant)
             graph[fid] = list(spec.depends_on)
             cycle = find_cycle(graph, fid)
             if cycle is not None:
@@ -164,20 +103,20 @@ class SqliteSkillLibrary:
                     "UPDATE skill_links SET needs_review=1 WHERE tenant_id=? AND function_id=?",
                     (self._tenant, fid),
                 )
-            result = self._function(conn, fid)
+            result = rows.function(conn, self._tenant, fid)
         assert result is not None
         return result
 
     def get_function(self, function_id: str) -> Function:
         with self._read() as conn:
-            function = self._function(conn, function_id)
+            function = rows.function(conn, self._tenant, function_id)
         if function is None:
             raise NotFoundError(f"no function {function_id!r}", field="function_id")
         return function
 
     def delete_function(self, function_id: str) -> None:
         with self._db.write() as conn:
-            if self._function(conn, function_id) is None:
+            if rows.function(conn, self._tenant, function_id) is None:
                 raise NotFoundError(f"no function {function_id!r}", field="function_id")
             dependents = [
                 fid
@@ -198,10 +137,10 @@ class SqliteSkillLibrary:
 
     def closure(self, function_id: str) -> list[Function]:
         with self._read() as conn:
-            if self._function(conn, function_id) is None:
+            if rows.function(conn, self._tenant, function_id) is None:
                 raise NotFoundError(f"no function {function_id!r}", field="function_id")
-            order = dependency_order(self._dependency_graph(conn), function_id)
-            functions = [self._function(conn, fid) for fid in order]
+            order = dependency_order(rows.dependency_graph(conn, self._tenant), function_id)
+            functions = [rows.function(conn, self._tenant, fid) for fid in order]
         return [f for f in functions if f is not None]
 
     # -- guidance ----------------------------------------------------------------------------
@@ -209,12 +148,12 @@ class SqliteSkillLibrary:
     def put_guidance(self, spec: GuidanceSpec) -> Guidance:
         gid = spec.guidance_id
         with self._db.write() as conn:
-            unknown = self._unknown_functions(conn, spec.function_ids)
+            unknown = rows.unknown_functions(conn, self._tenant, spec.function_ids)
             if unknown:
                 raise InvalidInputError(
                     f"function_ids names unknown functions: {unknown}", field="function_ids"
                 )
-            stored = self._guidance(conn, gid)
+            stored = rows.guidance(conn, self._tenant, gid)
             if stored is not None and _spec_of(stored) == spec:
                 return stored
             now = _now()
@@ -232,7 +171,7 @@ class SqliteSkillLibrary:
             kept = spec.function_ids
             conn.execute(
                 "DELETE FROM skill_links WHERE tenant_id=? AND guidance_id=?"
-                f" AND function_id NOT IN ({_placeholders(kept)})",
+                f" AND function_id NOT IN ({rows.placeholders(kept)})",
                 (self._tenant, gid, *kept),
             )
             # Links the new version keeps keep their needs_review flag; only the position moves.
@@ -241,13 +180,13 @@ class SqliteSkillLibrary:
                 " DO UPDATE SET position=excluded.position",
                 [(self._tenant, gid, fid, i) for i, fid in enumerate(kept)],
             )
-            result = self._guidance(conn, gid)
+            result = rows.guidance(conn, self._tenant, gid)
         assert result is not None
         return result
 
     def get_guidance(self, guidance_id: str) -> Guidance:
         with self._read() as conn:
-            guidance = self._guidance(conn, guidance_id)
+            guidance = rows.guidance(conn, self._tenant, guidance_id)
         if guidance is None:
             raise NotFoundError(f"no guidance {guidance_id!r}", field="guidance_id")
         return guidance
@@ -270,19 +209,9 @@ class SqliteSkillLibrary:
             revision = row[0] if row else 0
             if self._stamps is not None and self._stamps[0] == revision:
                 return list(self._stamps[1])
-            stamps = self._read_stamps(conn)
+            stamps = rows.read_stamps(conn, self._tenant)
         self._stamps = (revision, stamps)
         return list(stamps)
-
-    def _read_stamps(self, conn: sqlite3.Connection) -> list[tuple[SkillKind, str, str, str]]:
-        rows = conn.execute(
-            "SELECT 'function', function_id, json_extract(body, '$.status'),"
-            " version || '|' || json_extract(body, '$.updated_at') FROM skill_functions WHERE tenant_id=?1"
-            " UNION ALL SELECT 'guidance', guidance_id, json_extract(body, '$.status'),"
-            " version || '|' || json_extract(body, '$.updated_at') FROM skill_guidance WHERE tenant_id=?1",
-            (self._tenant,),
-        )
-        return [(kind, skill_id, status, stamp) for kind, skill_id, status, stamp in rows]
 
     # -- links and review --------------------------------------------------------------------
 
@@ -318,7 +247,9 @@ class SqliteSkillLibrary:
         )
         with self._db.write() as conn:
             skill: Function | Guidance | None = (
-                self._function(conn, skill_id) if kind == "function" else self._guidance(conn, skill_id)
+                rows.function(conn, self._tenant, skill_id)
+                if kind == "function"
+                else rows.guidance(conn, self._tenant, skill_id)
             )
             if skill is None:
                 raise NotFoundError(f"no {kind} {skill_id!r}", field=key)
