@@ -78,7 +78,7 @@ def refuse_non_json(event: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemResolver:
     """All routes; the write Lambda passes `semantic=False` so its cold start never loads the
-    semantic tier's routes (their handlers would import nothing heavy, but needn't exist there)."""
+    routes of the other tiers (their handlers import nothing heavy, but needn't exist there)."""
     app = AgentMemResolver(enable_validation=True)
     register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
     app.include_router(episodic_router(services))
