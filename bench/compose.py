@@ -398,7 +398,7 @@ def first_fit(
         asset = assets.get(asset_id)
         if asset is None:
             continue
-        (full, *_), _ = renderer.levels(asset, budget=budget, events=RenderEvents(), offloads=[])
+        (full, *_), _, _ = renderer.levels(asset, budget=budget, events=RenderEvents(), offloads=[])
         tokens = count_tokens(full) + 1  # and its line break
         if used + tokens <= budget:
             placed.add(asset_id)

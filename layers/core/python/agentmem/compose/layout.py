@@ -27,6 +27,8 @@ IDENTITY_SHARE = 0.05
 (measured on the golden set: 10% cost 0.014 recall at 2,500 tokens against 5%, and 0% gained 0.008)."""
 CONTENT_LEVELS = 4
 """Levels 0-3 carry the asset's body: only those count as delivered to a conversation."""
+REFERENCE_LEVEL = 6
+"""An asset already sent in this conversation is referenced by title and id, as at level 6."""
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Layout:
         events = RenderEvents()
         offloads: list[Offload] = []
         renders: dict[str, tuple[str, ...]] = {}
+        level_of: dict[str, tuple[int, ...]] = {}  # each rendering's level (render.py's numbering)
         hashes: dict[str, str] = {}
         already: list[str] = []
         for asset_id in ranked:
@@ -81,8 +84,9 @@ class Layout:
                 renders[asset_id] = (
                     f"**{asset.title}** (`{asset_id}`): sent earlier in this conversation, unchanged",
                 )
+                level_of[asset_id] = (REFERENCE_LEVEL,)
                 continue
-            renders[asset_id], _ = self._renderer.levels(
+            renders[asset_id], _, level_of[asset_id] = self._renderer.levels(
                 asset, budget=budget, events=events, offloads=offloads
             )
         cost: Callable[[str], int] = lambda i: self._count(renders[i][0])  # noqa: E731
@@ -109,7 +113,7 @@ class Layout:
             preamble=preamble(skill) + ("\n\n## Knowledge" if groups else ""),
             prefix_identity_share=IDENTITY_SHARE,
         )
-        levels = {p.candidate.item_id: p.level for p in packed.placed}
+        levels = {p.candidate.item_id: level_of[p.candidate.item_id][p.level] for p in packed.placed}
         tokens_of = {p.candidate.item_id: p.tokens for p in packed.placed}
         reports, cut_line = _sections(groups, levels, tokens_of)
         dropped = [DroppedAsset(asset_id=d.item_id, reason=d.reason, stage="budget") for d in packed.dropped]

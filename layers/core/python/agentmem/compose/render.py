@@ -9,7 +9,8 @@
 6. title and id
 7. the id alone (identity)
 
-Levels that come out identical are kept once, so a small asset has fewer. A payload whose full
+Levels that come out identical are kept once, so a small asset has fewer; each kept rendering
+still reports its level by the numbers above. A payload whose full
 rendering would eat more than a quarter of the budget is offloaded to the blob store (stored once,
 by content hash), and level 0 carries a placeholder that says how to fetch it."""
 
@@ -84,8 +85,10 @@ class AssetRenderer:
 
     def levels(
         self, asset: StoredAsset, *, budget: int, events: RenderEvents, offloads: list[Offload]
-    ) -> tuple[tuple[str, ...], str]:
-        """The asset's renderings, fullest first, and the template that rendered its payload."""
+    ) -> tuple[tuple[str, ...], str, tuple[int, ...]]:
+        """The asset's renderings, fullest first, the template that rendered its payload, and the
+        level (0-7, as listed above) of each rendering: identical levels are kept once, so the
+        position of a rendering is not its level."""
         (full, abridged, facts), template = self._templates.render(
             asset.asset_id, asset.kind, asset.payload, events
         )
@@ -111,4 +114,5 @@ class AssetRenderer:
             f"**{_flat(asset.title)}** (`{asset.asset_id}`)",
             f"`{asset.asset_id}`",
         )
-        return tuple(dict.fromkeys(renders)), template
+        kept = dict.fromkeys(renders)  # first occurrence wins: its level is the one reported
+        return tuple(kept), template, tuple(renders.index(text) for text in kept)
