@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any
-
-from opensearchpy.exceptions import OpenSearchException, RequestError
+from typing import TYPE_CHECKING
 
 from agentmem.adapters.aws.opensearch_asset_queries import (
     SIMILARITY_PAGE,
@@ -37,8 +35,9 @@ from agentmem.adapters.aws.opensearch_asset_queries import (
     similarity_query,
     stamps_query,
 )
-from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES, send
-from agentmem.adapters.aws.opensearch_mappings import Body, Refresh, index_missing, translate, translated
+from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES
+from agentmem.adapters.aws.opensearch_mappings import Refresh
+from agentmem.adapters.aws.opensearch_tenant_index import TenantIndex
 from agentmem.compose.ports import IndexedAsset
 
 if TYPE_CHECKING:
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class OpenSearchAssetIndex:
+class OpenSearchAssetIndex(TenantIndex):
     def __init__(
         self,
         client: OpenSearch,
@@ -59,64 +58,30 @@ class OpenSearchAssetIndex:
         refresh: Refresh = "false",
         max_bulk_bytes: int = MAX_BULK_BYTES,
     ) -> None:
-        self._client = client
-        self._tenant = tenant_id
-        self._index = asset_index_name(prefix)
-        self._body = asset_index_body(dimension, engine)  # also refuses an unknown engine
-        self._write: dict[str, str] = {} if refresh == "false" else {"refresh": refresh}
-        self._max_bulk_bytes = max_bulk_bytes
-
-    def ensure_ready(self) -> None:
-        """Create the index if it does not exist. Idempotent, and safe for two writers at once."""
-        with translated(f"check index {self._index}"):
-            if self._client.indices.exists(index=self._index):
-                return
-        try:
-            self._client.indices.create(index=self._index, body=self._body)
-        except RequestError as exc:
-            if exc.error != "resource_already_exists_exception":  # another writer won the race
-                raise translate(exc, f"create index {self._index}") from exc
-        except OpenSearchException as exc:
-            raise translate(exc, f"create index {self._index}") from exc
-        logger.info("asset index created", extra={"index": self._index})
+        super().__init__(
+            client,
+            tenant_id,
+            index=asset_index_name(prefix),
+            body=asset_index_body(dimension, engine),  # also refuses an unknown engine
+            refresh=refresh,
+            max_bulk_bytes=max_bulk_bytes,
+            label="asset index",
+        )
 
     def update(self, put: Sequence[IndexedAsset], remove: Sequence[str]) -> None:
         """Delete `remove` and write `put` (replacing documents of the same id) in one bulk
         request, or in several when the body would pass `max_bulk_bytes`. Not atomic: if an item
         fails this raises after its request, and the caller's retry is safe because every action
         is keyed by document id."""
-        if put or remove:
-            actions = bulk_actions(self._index, self._tenant, put, remove)
-            send(
-                self._client,
-                actions,
-                what="update asset index",
-                params=self._write,
-                max_bytes=self._max_bulk_bytes,
-            )
-
-    def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
-        """The hits of one search, or none when the index does not exist yet."""
-        try:
-            found: dict[str, Any] = self._client.search(index=self._index, body=body)
-        except OpenSearchException as exc:
-            if index_missing(exc):
-                return []
-            raise translate(exc, action) from exc
-        return list(found["hits"]["hits"])
+        self._send(bulk_actions(self._index, self._tenant, put, remove))
 
     def stamps(self) -> dict[str, int]:
         """Every indexed asset of the tenant with its change_seq, read page by page in id order
         (asset_id is unique within a tenant, so search_after neither repeats nor skips one)."""
-        stamps: dict[str, int] = {}
-        after: list[Any] | None = None
-        while True:
-            hits = self._hits(stamps_query(self._tenant, after, STAMP_PAGE), "read asset index stamps")
-            for hit in hits:
-                stamps[str(hit["_source"]["asset_id"])] = int(hit["_source"]["change_seq"])
-            if len(hits) < STAMP_PAGE:
-                return stamps
-            after = list(hits[-1]["sort"])
+        hits = self._all_hits(
+            lambda after: stamps_query(self._tenant, after, STAMP_PAGE), STAMP_PAGE, "read asset index stamps"
+        )
+        return {str(hit["_source"]["asset_id"]): int(hit["_source"]["change_seq"]) for hit in hits}
 
     def vector_search(
         self, vector: Sequence[float], allowed: Collection[str], k: int

@@ -19,10 +19,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from opensearchpy.exceptions import OpenSearchException, RequestError
-
-from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES, send
-from agentmem.adapters.aws.opensearch_mappings import Body, Refresh, index_missing, translate, translated
+from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES
+from agentmem.adapters.aws.opensearch_mappings import Refresh
 from agentmem.adapters.aws.opensearch_skill_queries import (
     STAMP_PAGE,
     bulk_actions,
@@ -32,6 +30,7 @@ from agentmem.adapters.aws.opensearch_skill_queries import (
     skill_index_name,
     stamps_query,
 )
+from agentmem.adapters.aws.opensearch_tenant_index import TenantIndex
 from agentmem.procedural.ports import IndexedSkill, SkillKey
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class OpenSearchSkillIndex:
+class OpenSearchSkillIndex(TenantIndex):
     def __init__(
         self,
         client: OpenSearch,
@@ -52,64 +51,32 @@ class OpenSearchSkillIndex:
         refresh: Refresh = "false",
         max_bulk_bytes: int = MAX_BULK_BYTES,
     ) -> None:
-        self._client = client
-        self._tenant = tenant_id
-        self._max_bulk_bytes = max_bulk_bytes
-        self._index = skill_index_name(prefix)
-        self._body = skill_index_body(dimension, engine)  # also refuses an unknown engine
-        self._write: dict[str, str] = {} if refresh == "false" else {"refresh": refresh}
-
-    def ensure_ready(self) -> None:
-        """Create the index if it does not exist. Idempotent, and safe for two writers at once."""
-        with translated(f"check index {self._index}"):
-            if self._client.indices.exists(index=self._index):
-                return
-        try:
-            self._client.indices.create(index=self._index, body=self._body)
-        except RequestError as exc:
-            if exc.error != "resource_already_exists_exception":  # another writer won the race
-                raise translate(exc, f"create index {self._index}") from exc
-        except OpenSearchException as exc:
-            raise translate(exc, f"create index {self._index}") from exc
-        logger.info("skill index created", extra={"index": self._index})
+        super().__init__(
+            client,
+            tenant_id,
+            index=skill_index_name(prefix),
+            body=skill_index_body(dimension, engine),  # also refuses an unknown engine
+            refresh=refresh,
+            max_bulk_bytes=max_bulk_bytes,
+            label="skill index",
+        )
 
     def update(self, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> None:
         """Write `put` (replacing documents of the same key) and delete `remove`, in one bulk
         request, or several when the body would pass `max_bulk_bytes` (a rebuild sends the whole
         library). Not atomic: if an item fails this raises, and the caller's retry is safe because
         every action is keyed by document id."""
-        if put or remove:
-            actions = bulk_actions(self._index, self._tenant, put, remove)
-            send(
-                self._client,
-                actions,
-                what="update skill index",
-                params=self._write,
-                max_bytes=self._max_bulk_bytes,
-            )
-
-    def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
-        """The hits of one search, or none when the index does not exist yet."""
-        try:
-            found: dict[str, Any] = self._client.search(index=self._index, body=body)
-        except OpenSearchException as exc:
-            if index_missing(exc):
-                return []
-            raise translate(exc, action) from exc
-        return list(found["hits"]["hits"])
+        self._send(bulk_actions(self._index, self._tenant, put, remove))
 
     def stamps(self) -> dict[SkillKey, str]:
         """Every indexed item of the tenant with its stamp, read page by page in key order."""
-        stamps: dict[SkillKey, str] = {}
-        after: list[Any] | None = None
-        while True:
-            hits = self._hits(stamps_query(self._tenant, after, STAMP_PAGE), "read skill index stamps")
-            for hit in hits:
-                source = hit["_source"]
-                stamps[(str(source["kind"]), str(source["skill_id"]))] = str(source["stamp"])
-            if len(hits) < STAMP_PAGE:
-                return stamps
-            after = list(hits[-1]["sort"])
+        hits = self._all_hits(
+            lambda after: stamps_query(self._tenant, after, STAMP_PAGE), STAMP_PAGE, "read skill index stamps"
+        )
+        return {
+            (str(h["_source"]["kind"]), str(h["_source"]["skill_id"])): str(h["_source"]["stamp"])
+            for h in hits
+        }
 
     @staticmethod
     def _keys(hits: list[dict[str, Any]]) -> list[SkillKey]:
