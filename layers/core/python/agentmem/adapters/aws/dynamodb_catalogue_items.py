@@ -22,7 +22,6 @@ compressing payloads is refused (InvalidInputError, field `assets`) and has to b
 from __future__ import annotations
 
 import json
-import random
 import time
 import zlib
 from collections.abc import Callable, Mapping
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from agentmem.adapters.aws.dynamodb_log import BASE_PAUSE, CONTENTION_CODES, MAX_PAUSE, THROTTLE_CODES
+from agentmem.adapters.aws.dynamodb_transact import pause, transact
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.compose.model import Asset, ComposerSkill, StoredAsset
 from agentmem.errors import BackendUnavailableError, InvalidInputError
@@ -183,11 +182,6 @@ def skill_from(item: Item) -> ComposerSkill:
 # -- the table -------------------------------------------------------------------------------------
 
 
-def pause(attempt: int) -> float:
-    # Full jitter spreads writers that lost the same race, so they do not collide again.
-    return random.uniform(0, min(MAX_PAUSE, BASE_PAUSE * 2**attempt))  # noqa: S311 (not crypto)
-
-
 class CatalogueTable:
     """The reads and writes the catalogue adapters make. Reads are ConsistentRead; every botocore
     fault leaves as a domain error naming `action`."""
@@ -242,21 +236,7 @@ class CatalogueTable:
 
     def transact(self, action: str, actions: list[TransactWriteItemTypeDef]) -> list[str] | None:
         """None once committed; the cancellation reasons when a condition or a conflict stopped it."""
-        try:
-            self.client.transact_write_items(TransactItems=actions)
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise translate_client_error(exc, action) from exc
-            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
-            if any(code in THROTTLE_CODES for code in reasons):
-                raise BackendUnavailableError(f"{action}: DynamoDB is throttling") from exc
-            if any(code in CONTENTION_CODES for code in reasons):
-                return reasons
-            raise translate_client_error(exc, action) from exc
-        except BotoCoreError as exc:
-            # botocore's own retries reuse the ClientRequestToken, so DynamoDB applies it at most once.
-            raise translate_client_error(exc, action) from exc
-        return None
+        return transact(self.client, action, actions)
 
     def conditional(self, action: str, write: Callable[[], object]) -> bool:
         """Run a conditional single-item write: True once done, False when its condition failed."""

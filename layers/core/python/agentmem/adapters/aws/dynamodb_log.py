@@ -9,7 +9,6 @@ One partition per (tenant, session) holds three kinds of item, told apart by `en
 from __future__ import annotations
 
 import logging
-import random
 import time
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from agentmem.adapters.aws.dynamodb_items import (
     event_to_item,
     item_to_event,
 )
+from agentmem.adapters.aws.dynamodb_transact import CONTENTION_CODES, THROTTLE_CODES, pause
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError
 from agentmem.model.events import AppendOutcome, Event, EventDraft
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 HEAD_SK = "HEAD"
-CONTENTION_CODES = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
-BASE_PAUSE, MAX_PAUSE = 0.01, 0.5
-THROTTLE_CODES = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"})
 IDEM_POSITION = 2  # in the TransactItems list that `_transaction` builds: event, head, idem
 
 
@@ -83,11 +80,10 @@ class DynamoDbEventLog:
             outcome = self._attempt(pk, draft)
             if outcome is not None:
                 return outcome
-            # Full jitter spreads writers that lost the same race, so they do not collide again.
-            pause = random.uniform(0, min(MAX_PAUSE, BASE_PAUSE * 2**attempts))  # noqa: S311 (not crypto)
-            if attempts >= self._max_attempts or time.monotonic() + pause > deadline:
+            wait = pause(attempts)
+            if attempts >= self._max_attempts or time.monotonic() + wait > deadline:
                 break
-            time.sleep(pause)
+            time.sleep(wait)
         logger.warning(
             "append gave up under contention", extra={"session_id": draft.session_id, "attempts": attempts}
         )

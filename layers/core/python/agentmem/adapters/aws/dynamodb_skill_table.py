@@ -4,14 +4,12 @@ The item layout itself is in dynamodb_skill_items."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from agentmem.adapters.aws.dynamodb_log import BASE_PAUSE, CONTENTION_CODES, MAX_PAUSE, THROTTLE_CODES
 from agentmem.adapters.aws.dynamodb_skill_items import (
     BATCH_GET_KEYS,
     BATCH_GET_ROUNDS,
@@ -25,6 +23,7 @@ from agentmem.adapters.aws.dynamodb_skill_items import (
     revision_item,
     skills_pk,
 )
+from agentmem.adapters.aws.dynamodb_transact import pause, transact
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.errors import BackendUnavailableError
 
@@ -106,21 +105,7 @@ class SkillTable:
 
     def commit(self, action: str, actions: list[TransactWriteItemTypeDef]) -> bool:
         """True once committed; False when a condition failed or a concurrent transaction won."""
-        try:
-            self.client.transact_write_items(TransactItems=actions)
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise translate_client_error(exc, action) from exc
-            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
-            if any(code in THROTTLE_CODES for code in reasons):
-                raise BackendUnavailableError(f"{action}: DynamoDB is throttling") from exc
-            if any(code in CONTENTION_CODES for code in reasons):
-                return False
-            raise translate_client_error(exc, action) from exc
-        except BotoCoreError as exc:
-            # botocore's own retries reuse the ClientRequestToken, so DynamoDB applies it at most once.
-            raise translate_client_error(exc, action) from exc
-        return True
+        return transact(self.client, action, actions) is None
 
     # Transaction actions, each with the condition it needs.
 
@@ -180,8 +165,3 @@ class SkillTable:
                 "ExpressionAttributeValues": {":flag": {"BOOL": flag}},
             }
         }
-
-
-def pause(attempt: int) -> float:
-    # Full jitter spreads writers that lost the same race, so they do not collide again.
-    return random.uniform(0, min(MAX_PAUSE, BASE_PAUSE * 2**attempt))  # noqa: S311 (not crypto)

@@ -31,7 +31,8 @@ import boto3
 from botocore.config import Config
 
 from agentmem.adapters.aws import dynamodb_skill_items as layout
-from agentmem.adapters.aws.dynamodb_skill_table import SkillTable, pause
+from agentmem.adapters.aws.dynamodb_skill_table import SkillTable
+from agentmem.adapters.aws.dynamodb_transact import pause
 from agentmem.errors import ConflictError, ContentionError, InvalidInputError, NotFoundError
 from agentmem.procedural.graph import dependency_order, find_cycle
 from agentmem.procedural.model import (
