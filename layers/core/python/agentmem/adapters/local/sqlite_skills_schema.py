@@ -35,28 +35,16 @@ CREATE INDEX IF NOT EXISTS skill_function_deps_by_dependency ON skill_function_d
 CREATE TABLE IF NOT EXISTS skill_library_revisions (
     tenant_id TEXT NOT NULL PRIMARY KEY, revision INTEGER NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS skill_functions_insert_bumps AFTER INSERT ON skill_functions BEGIN
-    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS skill_functions_update_bumps AFTER UPDATE ON skill_functions BEGIN
-    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS skill_functions_delete_bumps AFTER DELETE ON skill_functions BEGIN
-    INSERT INTO skill_library_revisions VALUES (OLD.tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS skill_guidance_insert_bumps AFTER INSERT ON skill_guidance BEGIN
-    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS skill_guidance_update_bumps AFTER UPDATE ON skill_guidance BEGIN
-    INSERT INTO skill_library_revisions VALUES (NEW.tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS skill_guidance_delete_bumps AFTER DELETE ON skill_guidance BEGIN
-    INSERT INTO skill_library_revisions VALUES (OLD.tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
-END;
 """
+
+# Every insert, update and delete of a function or guidance bumps the tenant's revision.
+_BUMP = """
+CREATE TRIGGER IF NOT EXISTS {table}_{event}_bumps AFTER {event} ON {table} BEGIN
+    INSERT INTO skill_library_revisions VALUES ({row}.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1;
+END;"""
+SCHEMA += "".join(
+    _BUMP.format(table=table, event=event, row="OLD" if event == "DELETE" else "NEW")
+    for table in ("skill_functions", "skill_guidance")
+    for event in ("INSERT", "UPDATE", "DELETE")
+)
