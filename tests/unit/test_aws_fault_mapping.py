@@ -136,16 +136,34 @@ def test_head_conflict_rereads_the_head_and_retries_at_the_next_seq(
     assert (outcome.created, outcome.event.seq) == (True, 2)
 
 
-def test_contention_that_never_ends_gives_up_with_contention_error(
+def test_contention_that_outlasts_the_time_budget_gives_up_with_contention_error(
     dynamodb: tuple[DynamoDBClient, Stubber],
 ) -> None:
     client, stubber = dynamodb
-    for last in (5, 6, 7):
-        expect_head(stubber, last)
-        cancelled(stubber, ["None", "TransactionConflict"], transaction(after(last)))
-    log = DynamoDbEventLog(TABLE, "acme", client=client, max_attempts=3)
+    expect_head(stubber, 5)
+    cancelled(stubber, ["None", "TransactionConflict"], transaction(after(5)))
+    # A budget shorter than any back-off: the first lost race is also the last attempt.
+    log = DynamoDbEventLog(TABLE, "acme", client=client, retry_budget_seconds=0.0)
     with pytest.raises(ContentionError):
         log.append(draft())
+
+
+def test_contention_is_retried_for_as_long_as_the_budget_lasts_however_many_rounds(
+    dynamodb: tuple[DynamoDBClient, Stubber], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow, loaded machine loses many more races within the same seconds; the retries are
+    bounded by time, so 80 lost rounds (more than any fixed count used to allow) still end in an
+    acknowledged append."""
+    monkeypatch.setattr("agentmem.adapters.aws.dynamodb_log.pause", lambda attempt: 0.0)
+    client, stubber = dynamodb
+    rounds = 80
+    for last in range(1, rounds + 1):
+        expect_head(stubber, last)
+        cancelled(stubber, ["None", "ConditionalCheckFailed"], transaction(after(last)))
+    expect_head(stubber, rounds + 1)
+    stubber.add_response("transact_write_items", {}, transaction(after(rounds + 1)))
+    outcome = DynamoDbEventLog(TABLE, "acme", client=client, retry_budget_seconds=60.0).append(draft())
+    assert (outcome.created, outcome.event.seq) == (True, rounds + 2)
 
 
 def test_idempotency_conflict_returns_the_event_the_winner_stored(

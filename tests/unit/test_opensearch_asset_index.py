@@ -13,7 +13,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError, ConnectionTimeout
 
 from agentmem.adapters.aws import opensearch_asset_index, opensearch_asset_queries
-from agentmem.adapters.aws.opensearch_asset_index import OpenSearchAssetIndex
+from agentmem.adapters.aws.opensearch_asset_index import KTH_TIE_MARGIN, OpenSearchAssetIndex
 from agentmem.adapters.aws.opensearch_asset_queries import any_of
 from agentmem.compose.ports import IndexedAsset
 from agentmem.errors import AgentMemError, BackendUnavailableError, NotFoundError
@@ -265,13 +265,23 @@ def test_vector_search_filters_tenant_and_scope_inside_the_knn_clause(
     (search,) = fake.requests
     assert (search.method, search.path) == ("POST", f"/{INDEX}/_search")
     scope = [TENANT, {"terms": {"asset_id": ["absent", "customers", "orders"]}}]
+    fetched = 3 + KTH_TIE_MARGIN  # so a tie at the 3rd place is broken by id, not by the engine
     assert search.body == {
-        "size": 3,
-        "query": {"knn": {"vector": {"vector": EAST, "k": 3, "filter": {"bool": {"filter": scope}}}}},
+        "size": fetched,
+        "query": {"knn": {"vector": {"vector": EAST, "k": fetched, "filter": {"bool": {"filter": scope}}}}},
         "sort": BY_SCORE_THEN_ID,
         "track_scores": True,
         "_source": ["asset_id"],
     }
+
+
+def test_vector_search_returns_k_of_the_wider_sorted_pool_so_kth_place_ties_go_by_id(
+    index: OpenSearchAssetIndex, fake: FakeConnection
+) -> None:
+    # The engine sorts the pool it was asked for by (score, asset_id); three tie at the 2nd place.
+    answer(fake, hits(("a", 1.0), ("b", 0.5), ("c", 0.5), ("d", 0.5)))
+
+    assert index.vector_search(EAST, {"a", "b", "c", "d"}, 2) == [("a", 1.0), ("b", 0.0)]
 
 
 def test_keyword_search_is_bm25_under_the_tenant_and_scope_filter(

@@ -53,7 +53,6 @@ class DynamoDbEventLog:
         tenant_id: str,
         *,
         client: DynamoDBClient | None = None,
-        max_attempts: int = 50,
         retry_budget_seconds: float = 10.0,
     ) -> None:
         self._table = table_name
@@ -61,7 +60,8 @@ class DynamoDbEventLog:
         self._client: DynamoDBClient = client or boto3.client(
             "dynamodb", config=Config(retries={"mode": "standard"})
         )
-        self._max_attempts = max_attempts
+        # Bounded by time, not by a count: a loaded machine loses more races per second, and a
+        # count it exhausts sooner would turn ordinary contention into errors.
         self._retry_budget = retry_budget_seconds
 
     def _pk(self, session_id: str) -> str:
@@ -81,7 +81,7 @@ class DynamoDbEventLog:
             if outcome is not None:
                 return outcome
             wait = pause(attempts)
-            if attempts >= self._max_attempts or time.monotonic() + wait > deadline:
+            if time.monotonic() + wait > deadline:
                 break
             time.sleep(wait)
         logger.warning(

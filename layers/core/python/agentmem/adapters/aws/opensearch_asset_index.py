@@ -14,9 +14,10 @@ also filters on the tenant (defence in depth, one stack serves one tenant).
 Scores: vector search returns cosines (k-NN's cosinesimil score is (1 + cos) / 2 on Lucene and on
 Faiss from 2.19, so cos = 2 * score - 1); keyword search returns BM25 scores; similarities are exact
 cosines from a script (see `opensearch_asset_queries.similarity_query`). Results come best first
-with ties by asset_id; at the k-th place a k-NN tie is the engine's pick, since top-k is taken
-before the sort. Searches are near-real-time (visible after the next refresh, 1 s by default)
-unless `refresh="wait_for"`."""
+with ties by asset_id. k-NN takes its top k before the sort, so a tie at the k-th place would be
+the engine's pick: vector search asks for KTH_TIE_MARGIN more neighbours than it returns, and the
+sort over those breaks such a tie by id whenever the tied group fits in the margin. Searches are
+near-real-time (visible after the next refresh, 1 s by default) unless `refresh="wait_for"`."""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 logger = logging.getLogger(__name__)
+
+KTH_TIE_MARGIN = 16
 
 
 class OpenSearchAssetIndex(TenantIndex):
@@ -89,7 +92,8 @@ class OpenSearchAssetIndex(TenantIndex):
         """Nearest by cosine among `allowed`, best first, ties by id."""
         if k <= 0 or not allowed:
             return []
-        hits = self._hits(knn_query(self._tenant, vector, allowed, k), "asset vector search")
+        query = knn_query(self._tenant, vector, allowed, k + KTH_TIE_MARGIN)
+        hits = self._hits(query, "asset vector search")[:k]
         return [(str(hit["_source"]["asset_id"]), 2.0 * float(hit["_score"]) - 1.0) for hit in hits]
 
     def keyword_search(self, text: str, allowed: Collection[str], k: int) -> list[tuple[str, float]]:
