@@ -161,3 +161,11 @@ def test_odd_paths_get_the_api_json_error(server: LocalServer, path: str) -> Non
     assert response.status is not None and 400 <= response.status < 500
     assert response.headers["content-type"].startswith("application/json")
     assert response.json()["error"]["code"]
+
+
+def test_endless_headers_are_431(server: LocalServer) -> None:
+    # h11 checks its 16 KiB cap on headers still incomplete after a read; asyncio reads at most
+    # 256 KiB at a time, so 300 KiB of headers can never be taken in.
+    response = exchange(server.url, request_head("GET", "/v1/health", "X-Padding: " + "p" * 300_000))
+    assert response.status == 431
+    assert response.json()["error"]["code"] == "bad_request"
