@@ -52,12 +52,15 @@ class MemoryClient:
         timeout_seconds: float = 10.0,
         retries: int = 3,
         local_principals: str | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._region = sigv4_region
         # Only `agentmem serve` reads this header (its stand-in for an authorizer); on AWS a
         # caller's principals come from its IAM identity.
         self._principals = local_principals
+        # `agentmem serve` with AGENTMEM_API_KEYS set requires one (sent as a bearer token).
+        self._api_key = api_key
         self._http = urllib3.PoolManager(
             maxsize=16,  # one connection per concurrent caller thread, reused (keep-alive)
             timeout=urllib3.Timeout(total=timeout_seconds),
@@ -81,6 +84,8 @@ class MemoryClient:
         headers = {"content-type": "application/json", "accept": "application/json"}
         if self._principals:
             headers["x-agentmem-principals"] = self._principals
+        if self._api_key:
+            headers["authorization"] = f"Bearer {self._api_key}"
         if self._region:
             headers = self._sign(method, url, data, headers, self._region)
         response = self._http.request(method, url, body=data, headers=headers)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
 
 from agentmem.model.beliefs import FactType
 from agentmem.model.common import Identifier
@@ -38,6 +38,15 @@ class Settings(BaseModel):
     sqlite_synchronous: Literal["FULL", "NORMAL"] = "NORMAL"
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=0, le=65535)
+    # `agentmem serve` off loopback: a JSON object (or the path of a file holding one) mapping each
+    # API key to what it grants, {"<key>": {"principals": ["analyst"], "role": "reader"}}. Set, every
+    # route but /v1/health needs a key (docs/local-server.md). Secret: never shown in a repr or log.
+    api_keys: SecretStr | None = None
+    # Headers must arrive within this many seconds of a connection (or a request's first byte), and
+    # the body within this of the headers; slower clients get 408 and are disconnected.
+    http_read_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    # Open connections past this get an immediate 503; each costs a socket, never a thread.
+    http_max_connections: int = Field(default=2048, ge=16, le=65536)
 
     # procedural tier: a tenant may switch it off; its routes then answer 404 saying so
     procedural_enabled: bool = True

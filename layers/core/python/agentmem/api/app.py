@@ -13,6 +13,7 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from agentmem import __version__
 from agentmem.api.errors import register_error_handlers
+from agentmem.api.json_body import parse_json_body
 from agentmem.api.routes.episodic import episodic_router
 from agentmem.bootstrap import Services
 
@@ -49,7 +50,7 @@ class AgentMemResolver(APIGatewayRestResolver):
         self._request.context = value
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
-        self.current_event = APIGatewayProxyEvent(dict(event))
+        self.current_event = APIGatewayProxyEvent(dict(event), parse_json_body)
         self.lambda_context = context
         refusal = refuse_non_json(event)
         return refusal if refusal is not None else super().resolve(event, context)
@@ -79,7 +80,7 @@ def refuse_non_json(event: Mapping[str, Any]) -> dict[str, Any] | None:
 def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemResolver:
     """All routes; the write Lambda passes `semantic=False` so its cold start never loads the
     routes of the other tiers (their handlers import nothing heavy, but needn't exist there)."""
-    app = AgentMemResolver(enable_validation=True)
+    app = AgentMemResolver(enable_validation=True, json_body_deserializer=parse_json_body)
     register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
     app.include_router(episodic_router(services))
     if semantic:

@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, Field
 
 from agentmem import errors
+from agentmem.api.json_body import BodyNumberError
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class ErrorResponse(BaseModel):
 
 
 ERROR_DESCRIPTIONS = {
-    400: "Body is not JSON, not UTF-8, or nests too deeply.",
+    400: "Body is not JSON, not UTF-8, nests too deeply, or holds a number that cannot be read.",
     404: "No such resource or route.",
     405: "The route exists but not for this method.",
     409: "The request conflicts with stored state (e.g. an idempotency key reused for another body).",
@@ -136,6 +137,10 @@ def register_error_handlers(app: APIGatewayRestResolver, *, procedural_enabled: 
         return error_response(
             HTTPStatus.BAD_REQUEST, "malformed_json", "request body nests too deeply", field="body"
         )
+
+    @app.exception_handler(BodyNumberError)
+    def _unreadable_number(exc: BodyNumberError) -> Response[dict[str, Any]]:
+        return error_response(HTTPStatus.BAD_REQUEST, exc.code, str(exc), field=exc.field)
 
     @app.exception_handler(UnicodeDecodeError)
     def _not_utf8(exc: UnicodeDecodeError) -> Response[dict[str, Any]]:

@@ -2,21 +2,47 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from agentmem.errors import NotFoundError
 
+logger = logging.getLogger(__name__)
+
+TEMP_PREFIX = ".tmp-"
+# A temp file older than this belongs to a writer that died (a put takes milliseconds): removed
+# when a store opens. Younger ones may be another live process's write in progress.
+STALE_TEMP_SECONDS = 60.0
+
 
 class FolderBlobStore:
     """Blobs live at `<root>/sha256/<aa>/<hash>`. A write goes to a temp file, is fsynced, then
-    renamed into place, so a reader never sees a partial blob and a crash leaves none behind."""
+    renamed into place, so a reader never sees a partial blob. A crash mid-write can leave the
+    temp file; opening the store removes those that are stale."""
 
     def __init__(self, root: Path) -> None:
         self._root = root.resolve()
         self._root.mkdir(parents=True, exist_ok=True)
+        self.remove_stale_temp_files()
+
+    def remove_stale_temp_files(self, older_than_seconds: float = STALE_TEMP_SECONDS) -> int:
+        """Delete temp files left by writers that crashed; returns how many were removed."""
+        cutoff = time.time() - older_than_seconds
+        removed = 0
+        for tmp in self._root.glob(f"sha256/*/{TEMP_PREFIX}*"):
+            try:
+                if tmp.stat().st_mtime < cutoff:
+                    tmp.unlink()
+                    removed += 1
+            except FileNotFoundError:
+                continue  # renamed into place or removed by another process meanwhile
+        if removed:
+            logger.info("removed stale blob temp files", extra={"count": removed, "root": str(self._root)})
+        return removed
 
     def _path(self, sha256: str) -> Path:
         return self._root / "sha256" / sha256[:2] / sha256
@@ -25,7 +51,7 @@ class FolderBlobStore:
         path = self._path(sha256)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
