@@ -169,7 +169,7 @@ def test_the_role_comes_from_the_claim_else_the_writer_principals(
     if authorizer:
         context["authorizer"] = authorizer
     caller = caller_of(context, parsed.principal_map, parsed.writer_principals)
-    assert (caller.role, caller.principals - {"everyone"}) == expected
+    assert (caller.role, set(caller.principals - {"everyone"})) == expected
 
 
 def test_writer_principals_default_to_writer_and_parse_from_json_or_commas() -> None:

@@ -114,12 +114,31 @@ class Lineage(Generic[G]):
         for header in headers:
             self._at.setdefault(header.path, []).append(header)
         # Depth order, so the nearest path above that holds an asset is always done first.
-        paths = sorted(self._at, key=lambda p: (p.count("/"), p))
-        self._above = {p: next((a for a in ancestor_paths(p) if a in self._at), None) for p in paths}
-        interned: dict[Readers, Readers] = {}
+        by_depth: dict[int, list[str]] = {}
+        for path in self._at:
+            by_depth.setdefault(path.count("/"), []).append(path)
+        paths = [p for depth in sorted(by_depth) for p in by_depth[depth]]
+        # Built once per catalogue revision over every asset: each distinct principal set, prefix
+        # and (inherited, own) pair is computed once, so the cost stays a dict lookup per asset.
+        nearest: dict[str, str | None] = {}  # a prefix -> the nearest path at or above it with assets
 
-        def intern(value: Readers) -> Readers:
-            return interned.setdefault(value, value)
+        def at_or_above(prefix: str) -> str | None:
+            if prefix in self._at:
+                return prefix
+            if prefix not in nearest:
+                nearest[prefix] = at_or_above(prefix.rsplit("/", 1)[0]) if "/" in prefix else None
+            return nearest[prefix]
+
+        self._above = {p: at_or_above(p.rsplit("/", 1)[0]) if "/" in p else None for p in paths}
+        sets: dict[Collection[str], frozenset[str]] = {}
+        joined: dict[tuple[Readers, frozenset[str]], Readers] = {}
+
+        def join(inherited: Readers, principals: frozenset[str]) -> Readers:
+            key = (inherited, principals)
+            found = joined.get(key)
+            if found is None:
+                found = joined[key] = inherited | {principals}
+            return found
 
         below: dict[str, Readers] = {}  # path -> the readers every descendant of it inherits
         dead: dict[str, bool] = {}  # path -> an asset at it or above it is deprecated
@@ -129,14 +148,19 @@ class Lineage(Generic[G]):
             up = self._above[path]
             inherited = below[up] if up is not None else frozenset()
             dead_above = up is not None and dead[up]
-            here = self._at[path]
-            own = [frozenset(a.principals) for a in here]
-            below[path] = intern(inherited.union(own))
-            dead[path] = dead_above or any(a.deprecated for a in here)
-            for asset, principals in zip(here, own, strict=True):
-                self._readers[asset.asset_id] = intern(inherited | {principals})
+            below_here = inherited
+            dying = dead_above
+            for asset in self._at[path]:
+                key = tuple(asset.principals)
+                principals = sets.get(key)
+                if principals is None:
+                    principals = sets[key] = frozenset(key)
+                self._readers[asset.asset_id] = join(inherited, principals)
+                below_here = join(below_here, principals)
+                dying = dying or asset.deprecated
                 if asset.deprecated or dead_above:
                     deprecated.add(asset.asset_id)
+            below[path], dead[path] = below_here, dying
         self._deprecated = frozenset(deprecated)
 
     def ancestors(self, path: str) -> list[G]:
