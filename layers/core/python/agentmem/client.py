@@ -56,7 +56,8 @@ class MemoryClient:
         self.base_url = base_url.rstrip("/")
         self._region = sigv4_region
         # Only `agentmem serve` reads this header (its stand-in for an authorizer); on AWS a
-        # caller's principals come from its IAM identity.
+        # caller's principals come from its IAM identity. Writes need a writer principal, e.g.
+        # "writer,analyst" (docs/access.md).
         self._principals = local_principals
         self._http = urllib3.PoolManager(
             maxsize=16,  # one connection per concurrent caller thread, reused (keep-alive)

@@ -78,7 +78,10 @@ def compose_router(
             "is needed) and, unless the caller is a writer, for a deprecated asset or one under a "
             f"deprecated asset; a writer then gets `{DEPRECATED_BY}` naming that ancestor."
         ),
-        responses=error_responses(404, 422, 503),
+        responses={
+            200: {"description": "The asset.", "content": {"application/json": {"model": StoredAsset}}},
+            **error_responses(404, 422, 503),
+        },
         tags=TAGS,
     )
     def get_asset(asset_id: AssetId) -> Response[StoredAsset]:
