@@ -130,7 +130,7 @@ class Lineage(Generic[G]):
             return nearest[prefix]
 
         self._above = {p: at_or_above(p.rsplit("/", 1)[0]) if "/" in p else None for p in paths}
-        sets: dict[Collection[str], frozenset[str]] = {}
+        sets: dict[tuple[str, ...], frozenset[str]] = {}
         joined: dict[tuple[Readers, frozenset[str]], Readers] = {}
 
         def join(inherited: Readers, principals: frozenset[str]) -> Readers:
