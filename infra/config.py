@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 
 TENANT_PATTERN = r"^[a-z0-9-]{1,32}$"
@@ -18,6 +27,23 @@ DEFAULT_LLM_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 
 # An OpenSearch Service instance type, e.g. `r7g.large.search`; OpenSearch Service checks that it exists.
 SEARCH_INSTANCE_PATTERN = r"^[a-z][a-z0-9]*\.[a-z0-9]+\.search$"
+
+# A principal, as agentmem ids are (agentmem.model.common.ID_PATTERN); an IAM caller ARN pattern (fnmatch).
+PRINCIPAL_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+ARN_PATTERN = r"^arn:[A-Za-z0-9+=,.@_/:*?-]{1,1000}$"
+Principal = Annotated[str, StringConstraints(pattern=PRINCIPAL_PATTERN)]
+ArnPattern = Annotated[str, StringConstraints(pattern=ARN_PATTERN)]
+
+
+def _json_or_commas(value: Any) -> Any:
+    """`-c key=value` passes strings: a JSON object or list as is, else a comma list."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith(("{", "[")):
+        return json.loads(text)
+    return [part.strip() for part in text.split(",") if part.strip()]
+
 
 APP_NAME = "agentmem"
 EXAMPLE = "cdk synth -c tenant=acme"
@@ -81,6 +107,13 @@ class TenantConfig(BaseModel):
     composer_llm: Literal["off", "filter", "rank"] = "off"
     # A Bedrock Rerank model id (e.g. `amazon.rerank-v1:0`); unset, the composer ranks by fused BM25 + vector.
     bedrock_rerank_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] | None = None
+    # Who may read and write what (docs/access.md): IAM caller ARNs (fnmatch patterns) mapped to their
+    # principals, e.g. {"arn:aws:sts::123456789012:assumed-role/catalogue-loader/*": ["writer", "finance"]},
+    # and the principals that make a caller a writer (unset: the functions' default, `writer`).
+    principal_map: Annotated[dict[ArnPattern, list[Principal]] | None, BeforeValidator(_json_or_commas)] = (
+        None
+    )
+    writer_principals: Annotated[list[Principal] | None, BeforeValidator(_json_or_commas)] = None
     # The belief index's OpenSearch Service data nodes; unset, see PRODUCTION_SEARCH and DEV_SEARCH.
     search_instance_type: Annotated[str, StringConstraints(pattern=SEARCH_INSTANCE_PATTERN)] | None = None
     search_data_nodes: int | None = Field(default=None, ge=1, le=80)
@@ -93,6 +126,16 @@ class TenantConfig(BaseModel):
         if value is not None and value > 1 and value % 2:
             raise ValueError("1, or an even number (the nodes are spread over two availability zones)")
         return value
+
+    @property
+    def access_environment(self) -> dict[str, str]:
+        """The AGENTMEM_* variables of the access rule, for the ones the context sets."""
+        env: dict[str, str] = {}
+        if self.principal_map is not None:
+            env["AGENTMEM_PRINCIPAL_MAP"] = json.dumps(self.principal_map, sort_keys=True)
+        if self.writer_principals is not None:
+            env["AGENTMEM_WRITER_PRINCIPALS"] = json.dumps(self.writer_principals)
+        return env
 
     @property
     def stack_name(self) -> str:

@@ -28,6 +28,7 @@ def base_environment(config: TenantConfig) -> dict[str, str]:
         "POWERTOOLS_LOG_LEVEL": "INFO",
         # The dependency layer ships tiktoken's encoding files here: Lambda has no route out.
         "TIKTOKEN_CACHE_DIR": TIKTOKEN_LAYER_DIR,
+        **config.access_environment,
     }
 
 

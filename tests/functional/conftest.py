@@ -19,6 +19,10 @@ from agentmem.settings import Settings
 from tests.conftest import FakeLambdaContext
 
 Call = Callable[..., tuple[int, Any]]
+AUTHOR = "writer,analyst,finance"
+"""Who `api` calls act as unless told otherwise: the catalogue's publisher, a writer
+(Settings.writer_principals' default) that reads every group of the sample catalogue, since most
+tests author something first. `principals=None` calls anonymously."""
 
 
 @pytest.fixture
@@ -27,37 +31,48 @@ def library(services: Services) -> SkillLibrary:
     return services.skills
 
 
+def proxy_event(
+    method: str,
+    path: str,
+    body: Any = None,
+    query: dict[str, str] | None = None,
+    principals: str | None = AUTHOR,
+    role: str | None = None,
+) -> dict[str, Any]:
+    """An API Gateway proxy event as `principals` (a comma list in the authorizer context; None
+    for no authorizer context at all) and, when given, the authorizer's `role` claim."""
+    # As an authorizer (or the local server) passes them: never in the request body.
+    context: dict[str, Any] = {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"}
+    authorizer: dict[str, str] = {}
+    if principals is not None:
+        authorizer["principals"] = principals
+    if role is not None:
+        authorizer["role"] = role
+    if authorizer:
+        context["authorizer"] = authorizer
+    return {
+        "resource": path,
+        "path": path,
+        "httpMethod": method,
+        "headers": {"Content-Type": "application/json", "Accept": "application/json"},
+        "multiValueHeaders": {},
+        "queryStringParameters": query,
+        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": context,
+        "body": json.dumps(body) if body is not None else None,
+        "isBase64Encoded": False,
+    }
+
+
 @pytest.fixture
 def api(services: Services) -> Call:
-    """(status, JSON body) of one request through the real resolver."""
+    """(status, JSON body) of one request through the real resolver; arguments as proxy_event's."""
     app = build_resolver(services)
 
-    def call(
-        method: str,
-        path: str,
-        body: Any = None,
-        query: dict[str, str] | None = None,
-        principals: str | None = None,
-    ) -> tuple[int, Any]:
-        # As an authorizer (or the local server) passes them: never in the request body.
-        context: dict[str, Any] = {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"}
-        if principals is not None:
-            context["authorizer"] = {"principals": principals}
-        event = {
-            "resource": path,
-            "path": path,
-            "httpMethod": method,
-            "headers": {"Content-Type": "application/json", "Accept": "application/json"},
-            "multiValueHeaders": {},
-            "queryStringParameters": query,
-            "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
-            "pathParameters": None,
-            "stageVariables": None,
-            "requestContext": context,
-            "body": json.dumps(body) if body is not None else None,
-            "isBase64Encoded": False,
-        }
-        result = app.resolve(event, FakeLambdaContext())
+    def call(method: str, path: str, body: Any = None, **options: Any) -> tuple[int, Any]:
+        result = app.resolve(proxy_event(method, path, body, **options), FakeLambdaContext())
         return result["statusCode"], json.loads(result["body"] or "null")
 
     return call

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from agentmem.access import Caller
 from agentmem.adapters.aws.dynamodb_catalogue import DynamoDbCatalogue
 from agentmem.adapters.aws.dynamodb_skills import DynamoDbSkillLibrary
 from agentmem.adapters.aws.opensearch_asset_index import OpenSearchAssetIndex
@@ -19,6 +20,7 @@ from agentmem.bootstrap import Services, bootstrap
 from agentmem.compose import authoring
 from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.model import Asset, ComposerSkillSpec, PutAssetsRequest
+from agentmem.errors import ForbiddenError, NotFoundError
 from agentmem.model.events import AppendEventRequest
 from agentmem.procedural.review import ReviewRequest
 from agentmem.settings import Settings
@@ -67,9 +69,24 @@ def test_a_session_reviewed_on_aws_becomes_drafts_in_dynamodb(services: Services
 def test_the_composer_catalogue_takes_assets_and_skills_on_aws(services: Services) -> None:
     lines = (sample_folder() / "assets.jsonl").read_text().splitlines()[:99]
     assets = [Asset.model_validate(json.loads(line)) for line in lines]
-    revision = authoring.put_assets(services.composer.catalogue, PutAssetsRequest(assets=assets))
+    publisher = Caller.of(["analyst", "finance"], "writer")
+    request = PutAssetsRequest(assets=assets)
+    revision = authoring.put_assets(services.composer.catalogue, request, publisher, services.composer.view())
     assert revision == 1
     assert len(services.composer.view().by_id) == 99
+    # The access rule over the DynamoDB catalogue: a finance-only table is hidden from an analyst
+    # and may not be taken over by a writer who cannot read it.
+    restricted = "table:finance.fct_revenue_recognized"
+    with pytest.raises(NotFoundError):
+        services.composer.asset(restricted, Caller.of(["analyst"]))
+    assert services.composer.asset(restricted, Caller.of(["finance"]))[0].principals == ["finance"]
+    (secret,) = [a for a in assets if a.asset_id == restricted]
+    opened = PutAssetsRequest(assets=[secret.model_copy(update={"principals": ["everyone"]})])
+    with pytest.raises(ForbiddenError):
+        authoring.put_assets(
+            services.composer.catalogue, opened, Caller.of(["analyst"], "writer"), services.composer.view()
+        )
+    assert services.composer.catalogue.revision() == 1
     spec = ComposerSkillSpec.model_validate({"intent": "Tables.", "scope": {"include": ["warehouse/**"]}})
     assert authoring.put_skill(services.composer.catalogue, "tables", spec).version == 1
     skill = services.composer.skill("tables")

@@ -4,6 +4,7 @@ end (authoring, approval, search, review, assets, skills, compose), and errors n
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
@@ -12,15 +13,21 @@ from agentmem.bootstrap import Services
 from agentmem.client import MemoryApiError, MemoryClient
 from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import load_catalogue
-from agentmem.compose.model import ComposerSkillSpec
+from agentmem.compose.model import Asset, ComposerSkillSpec
 from agentmem.procedural.model import FunctionSpec, GuidanceSpec
 from agentmem.server import LocalServer
 
 
 @pytest.fixture
-def client(services: Services) -> Iterator[MemoryClient]:
-    with LocalServer(lambda: build_resolver(services), port=0) as server:
-        yield MemoryClient(server.url, local_principals="analyst")
+def server(services: Services) -> Iterator[LocalServer]:
+    with LocalServer(lambda: build_resolver(services), port=0) as local:
+        yield local
+
+
+@pytest.fixture
+def client(server: LocalServer) -> MemoryClient:
+    """The catalogue's publisher: a writer that reads every group of the sample catalogue."""
+    return MemoryClient(server.url, local_principals="writer,analyst,finance")
 
 
 def test_authored_skills_are_found_once_approved(client: MemoryClient) -> None:
@@ -65,3 +72,26 @@ def test_the_sample_catalogue_goes_in_and_a_skill_composes(client: MemoryClient)
     with pytest.raises(MemoryApiError) as error:
         client.compose("metric-answering", "q", budget_tokens=50_001)
     assert (error.value.status, error.value.field) == (422, "budget_tokens")
+
+
+def test_writes_need_the_writer_role_over_http(server: LocalServer) -> None:
+    """The local server's principals header is the stand-in for an authorizer: without a writer
+    principal, a write is refused with 403 saying what is missing, and nothing is written."""
+    note = Asset(
+        asset_id="note:x", path="notes/x", kind="note", title="X", principals=["analyst"],
+        updated_at=datetime(2026, 11, 1, tzinfo=UTC),
+    )  # fmt: skip
+    for anonymous_or_reader in (
+        MemoryClient(server.url),
+        MemoryClient(server.url, local_principals="analyst"),
+    ):
+        with pytest.raises(MemoryApiError) as error:
+            anonymous_or_reader.put_assets([note])
+        assert (error.value.status, error.value.code) == (403, "forbidden")
+        assert "writer role" in error.value.message
+        with pytest.raises(MemoryApiError) as error:
+            anonymous_or_reader.put_function(
+                FunctionSpec(function_id="f", name="f", implementation="def f(): ...")
+            )
+        assert error.value.status == 403
+    assert MemoryClient(server.url, local_principals="writer,analyst").put_assets([note]).written == 1

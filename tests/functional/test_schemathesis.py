@@ -38,7 +38,9 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 
 def _start(data_dir: Path) -> LocalServer:
-    services = bootstrap(Settings(data_dir=data_dir))
+    # Every caller a writer (docs/access.md), so generated writes reach validation and the store
+    # instead of stopping at 403.
+    services = bootstrap(Settings(data_dir=data_dir, writer_principals=("everyone",)))
     # As `agentmem serve` does through its projector worker: the writer prepares the belief
     # store and seeds the deep-health probe, so /v1/health/deep is healthy, not 503.
     prepare_for_writes(services.semantic)

@@ -4,43 +4,12 @@ resolver over a real SQLite library, its lazily kept index and the MiniLM embedd
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
 from agentmem.tokens import count_tokens
-from tests.conftest import FakeLambdaContext
-
-Call = Callable[..., tuple[int, Any]]
-
-
-@pytest.fixture
-def api(services: Services) -> Call:
-    app = build_resolver(services)
-
-    def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        event = {
-            "resource": path,
-            "path": path,
-            "httpMethod": method,
-            "headers": {"Content-Type": "application/json", "Accept": "application/json"},
-            "multiValueHeaders": {},
-            "queryStringParameters": None,
-            "multiValueQueryStringParameters": None,
-            "pathParameters": None,
-            "stageVariables": None,
-            "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"},
-            "body": json.dumps(body) if body is not None else None,
-            "isBase64Encoded": False,
-        }
-        result = app.resolve(event, FakeLambdaContext())
-        return result["statusCode"], json.loads(result["body"] or "null")
-
-    return call
-
+from tests.functional.conftest import Call  # `api` calls as a writer: the library is authored first
 
 FUNCTIONS = [
     ("read_ledger", "(path: str) -> list[Row]", "Load the general ledger export from a CSV file.", []),

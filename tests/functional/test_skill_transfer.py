@@ -26,7 +26,10 @@ def resolver_call(data_dir: Path) -> Call:
             "headers": {"Content-Type": "application/json"}, "multiValueHeaders": {},
             "queryStringParameters": None, "multiValueQueryStringParameters": None,
             "pathParameters": None, "stageVariables": None,
-            "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"},
+            "requestContext": {
+                "httpMethod": method, "path": path, "stage": "prod", "requestId": "r",
+                "authorizer": {"principals": "writer"},  # importing writes drafts: a writer's job
+            },
             "body": json.dumps(body) if body is not None else None, "isBase64Encoded": False,
         }  # fmt: skip
         result = app.resolve(event, FakeLambdaContext())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import aws_cdk as cdk
@@ -131,4 +132,35 @@ def test_search_capacity_comes_from_context() -> None:
 )
 def test_invalid_search_capacity_names_the_key(key: str, value: str, rule: str) -> None:
     with pytest.raises(TenantConfigError, match=rf"-c {key}='{value}'.*{rule}"):
+        TenantConfig.from_context(FakeContext(tenant="acme", **{key: value}))
+
+
+def test_access_settings_reach_every_function_only_when_the_context_sets_them() -> None:
+    from infra.constructs.functions import base_environment
+
+    bare = base_environment(TenantConfig.from_context(FakeContext(tenant="acme")))
+    assert not {"AGENTMEM_PRINCIPAL_MAP", "AGENTMEM_WRITER_PRINCIPALS"} & set(bare)  # the functions' defaults
+    loader = "arn:aws:sts::123456789012:assumed-role/catalogue-loader/*"
+    config = TenantConfig.from_context(
+        FakeContext(
+            tenant="acme",
+            principalMap=f'{{"{loader}": ["writer", "finance"]}}',  # `-c key=value` passes strings
+            writerPrincipals="writer, publisher",
+        )
+    )
+    env = base_environment(config)
+    assert json.loads(env["AGENTMEM_PRINCIPAL_MAP"]) == {loader: ["writer", "finance"]}
+    assert json.loads(env["AGENTMEM_WRITER_PRINCIPALS"]) == ["writer", "publisher"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("writerPrincipals", "writer, not a principal"),
+        ("principalMap", '{"analyst-agent": ["analyst"]}'),  # not an ARN pattern
+        ("principalMap", '{"arn:aws:iam::123456789012:role/x": "analyst"}'),  # not a list
+    ],
+)
+def test_invalid_access_settings_name_the_key(key: str, value: str) -> None:
+    with pytest.raises(TenantConfigError, match=rf"-c {key}"):
         TenantConfig.from_context(FakeContext(tenant="acme", **{key: value}))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from agentmem.access import Caller
 from agentmem.compose.model import AssetHeader, Scope
-from agentmem.compose.scope import compile_glob, resolve_scope, validate_scope
+from agentmem.compose.scope import compile_glob, resolve_scope, validate_scope, visible_count
 from agentmem.errors import InvalidInputError
 
 PATHS = [
@@ -81,3 +82,27 @@ def test_exclusion_wins_and_deprecated_assets_drop_out() -> None:
     }
     assert (scope.excluded, scope.deprecated) == (1, 1)
     assert scope.freshness == 2  # the highest change_seq among the ids: what a cache compares
+
+
+def test_everything_under_a_deprecated_asset_drops_out_with_it() -> None:
+    scope = resolve_scope(
+        Scope(include=["warehouse/**"]),
+        headers(deprecated=frozenset({"warehouse/analytics/dim_customers_v3"})),
+        6,
+    )
+    assert "warehouse.analytics.dim_customers_v3.columns.customer_id" not in scope.ids
+    assert scope.deprecated == 2 and scope.ids == {
+        "warehouse.analytics.fct_orders",
+        "warehouse.raw.stripe_charges",
+    }
+
+
+def test_what_a_rule_matched_is_counted_per_caller_and_never_counts_hidden_assets() -> None:
+    finance_only = [
+        h.model_copy(update={"principals": ("finance",)}) if "raw" in h.path else h for h in headers()
+    ]
+    scope = resolve_scope(Scope(include=["warehouse/**"], exclude=["warehouse/raw/**"]), finance_only, 6)
+    assert scope.rules_seen_by(Caller.of(["analyst"])) == {"include:warehouse/**": 3}
+    assert scope.rules_seen_by(Caller.of(["finance"])) == {"include:warehouse/**": 4}
+    assert visible_count(scope.excluded_tally, Caller.of(["analyst"])) == 0
+    assert visible_count(scope.excluded_tally, Caller.of(["finance"])) == 1

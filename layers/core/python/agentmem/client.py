@@ -57,7 +57,8 @@ class MemoryClient:
         self.base_url = base_url.rstrip("/")
         self._region = sigv4_region
         # Only `agentmem serve` reads this header (its stand-in for an authorizer); on AWS a
-        # caller's principals come from its IAM identity.
+        # caller's principals come from its IAM identity. Writes need a writer principal, e.g.
+        # "writer,analyst" (docs/access.md).
         self._principals = local_principals
         # `agentmem serve` with AGENTMEM_API_KEYS set requires one (sent as a bearer token).
         self._api_key = api_key

@@ -26,6 +26,13 @@ class NotFoundError(AgentMemError):
     code = "not_found"
 
 
+class ForbiddenError(AgentMemError):
+    """The caller is known but its role or principals do not allow this (HTTP 403). Never raised
+    for reading something the caller may not see: that is a NotFoundError, so nothing leaks."""
+
+    code = "forbidden"
+
+
 class TierDisabledError(NotFoundError):
     """A tier this deployment switched off (HTTP 404, code `tier_disabled`)."""
 

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, TypeAdapter
 
 from agentmem.model.beliefs import FactType
 from agentmem.model.common import Identifier
 from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES
 
 ENV_PREFIX = "AGENTMEM_"
+
+
+def _principal_list(value: Any) -> Any:
+    """`writer,admin` or `["writer", "admin"]` as an environment variable gives; lists pass through."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        return json.loads(text)
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 class Settings(BaseModel):
@@ -78,6 +89,9 @@ class Settings(BaseModel):
     # e.g. {"arn:aws:sts::123456789012:assumed-role/analyst-agent/*": ["analyst"]}. A Lambda
     # authorizer that sets `principals` in its context takes precedence.
     principal_map: str | None = None
+    # Principals that make a caller a writer (assets, composer skills, functions, guidance), unless
+    # its authorizer context names a `role`: a comma list or a JSON list (docs/access.md).
+    writer_principals: Annotated[tuple[Identifier, ...], BeforeValidator(_principal_list)] = ("writer",)
 
     @property
     def llm_choice(self) -> Literal["rules", "bedrock"]:

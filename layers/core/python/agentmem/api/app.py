@@ -14,6 +14,7 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from agentmem import __version__
 from agentmem.api.errors import register_error_handlers
 from agentmem.api.json_body import parse_json_body
+from agentmem.api.principals import CallerRules
 from agentmem.api.routes.episodic import episodic_router
 from agentmem.bootstrap import Services
 
@@ -81,6 +82,7 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
     """All routes; the write Lambda passes `semantic=False` so its cold start never loads the
     routes of the other tiers (their handlers import nothing heavy, but needn't exist there)."""
     app = AgentMemResolver(enable_validation=True, json_body_deserializer=parse_json_body)
+    callers = CallerRules.from_settings(services.settings)
     register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
     app.include_router(episodic_router(services))
     if semantic:
@@ -95,14 +97,16 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
             from agentmem.api.routes.skill_transfer import skill_transfer_router
             from agentmem.api.routes.skills import skills_router
 
-            app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search))
-            app.include_router(skill_transfer_router(lambda: services.skills, lambda: services.skill_review))
+            app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search, callers))
+            app.include_router(
+                skill_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
+            )
         from agentmem.api.routes.compose import compose_router
 
         app.include_router(
             compose_router(
                 lambda: services.composer,
-                services.settings.principal_map,
+                callers,
                 procedural_enabled=services.settings.procedural_enabled,
             )
         )

@@ -37,6 +37,7 @@ class ErrorResponse(BaseModel):
 
 ERROR_DESCRIPTIONS = {
     400: "Body is not JSON, not UTF-8, nests too deeply, or holds a number that cannot be read.",
+    403: "The caller's role or principals do not allow this write (see docs/access.md).",
     404: "No such resource or route.",
     405: "The route exists but not for this method.",
     409: "The request conflicts with stored state (e.g. an idempotency key reused for another body).",
@@ -60,6 +61,7 @@ def error_responses(*statuses: int) -> dict[int, OpenAPIResponse]:
 
 STATUS_BY_ERROR: dict[type[errors.AgentMemError], HTTPStatus] = {
     errors.InvalidInputError: HTTPStatus.UNPROCESSABLE_ENTITY,
+    errors.ForbiddenError: HTTPStatus.FORBIDDEN,
     errors.NotFoundError: HTTPStatus.NOT_FOUND,
     errors.ConflictError: HTTPStatus.CONFLICT,
     errors.PayloadTooLargeError: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,

@@ -3,8 +3,9 @@
 - The catalogue view is rebuilt only when the catalogue's revision moves.
 - A resolved scope is kept per (skill, version, catalogue revision).
 - Retrieval results are kept per (scope ids, question, principal set), and reused only while the
-  scope's freshness (the highest change_seq among its assets) is what it was: a change to any
-  asset in scope, or to which assets are in scope, misses.
+  scope's freshness (the highest change_seq among its assets) and the set the caller may read in
+  it are what they were: a change to any asset in scope, to which assets are in scope, or to an
+  ancestor that decides who reads them, misses.
 Nothing here can serve stale permissions: the primary store is read again on every compose."""
 
 from __future__ import annotations

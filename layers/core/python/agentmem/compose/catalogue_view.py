@@ -1,12 +1,15 @@
 """The catalogue's shape at one revision, built from its headers once and cached by revision:
-paths, the hierarchy (each asset's nearest existing ancestor), and a name table that maps a
-name as people write it (`net revenue`, `dim_customers`, `fct_orders`) to asset ids."""
+paths, the hierarchy (each asset's nearest existing ancestor, and its lineage for the access
+rule), and a name table that maps a name as people write it (`net revenue`, `dim_customers`,
+`fct_orders`) to asset ids."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 
+from agentmem.access import Caller, Lineage
+from agentmem.compose.cache import Lru
 from agentmem.compose.model import AssetHeader
 
 VERSION_SUFFIX = re.compile(r"_v\d+$")
@@ -30,6 +33,8 @@ class CatalogueView:
         self._depth: dict[str, int] = {}
         self._names: dict[str, list[str]] = {}
         self._object_names: dict[str, list[str]] = {}
+        self.lineage: Lineage[AssetHeader] = Lineage(headers)
+        self._readable: Lru[frozenset[str]] = Lru(16)
         for h in headers:
             segments = h.path.split("/")
             self._depth[h.asset_id] = len(segments)
@@ -45,6 +50,23 @@ class CatalogueView:
                 self._names.setdefault(name, []).append(h.asset_id)
                 if len(segments) == 3 and "_" in name:  # objects with compound names: tables, metrics
                     self._object_names.setdefault(name, []).append(h.asset_id)
+
+    def ancestors(self, path: str) -> list[AssetHeader]:
+        """The assets above `path`, nearest first (the access rule's lineage)."""
+        return self.lineage.ancestors(path)
+
+    def readable(self, caller: Caller) -> frozenset[str]:
+        """Ids the caller may read along the hierarchy, deprecation aside; kept per principal set."""
+        key = tuple(sorted(caller.principals))
+        found = self._readable.get(key)
+        if found is None:
+            found = self.lineage.readable(caller)
+            self._readable.put(key, found)
+        return found
+
+    def deprecated(self) -> frozenset[str]:
+        """Ids deprecated themselves or under a deprecated ancestor."""
+        return self.lineage.deprecated()
 
     def named(self, entity: str) -> list[str]:
         return self._names.get(name_key(entity), [])

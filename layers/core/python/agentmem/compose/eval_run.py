@@ -32,12 +32,13 @@ def sample_folder() -> Path:
 
 
 def install(services: Services, catalogue: SampleCatalogue) -> None:
-    """Write the catalogue's assets (in bulks of the API's size) and skills through the domain."""
+    """Write the catalogue's assets (in bulks of the API's size) and skills through the domain.
+    The operator's own loader, run in process: no API caller is involved, so no access rule is."""
     from agentmem.compose import authoring
 
     for start in range(0, len(catalogue.assets), MAX_ASSETS_PER_PUT):
         bulk = PutAssetsRequest(assets=catalogue.assets[start : start + MAX_ASSETS_PER_PUT])
-        authoring.put_assets(services.composer.catalogue, bulk)
+        services.composer.catalogue.put_assets(bulk.assets)
     for skill in catalogue.skills:
         spec = ComposerSkillSpec.model_validate(skill.model_dump(exclude={"skill_id"}))
         authoring.put_skill(services.composer.catalogue, skill.skill_id, spec)

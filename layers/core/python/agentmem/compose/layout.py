@@ -69,7 +69,11 @@ class Layout:
         assets: Mapping[str, StoredAsset],
         view: CatalogueView,
         sent: Mapping[str, str],
+        *,
+        may_show: Callable[[str], bool],
     ) -> Composed:
+        """`may_show` says whether the caller may see an asset (readable, not deprecated): a
+        section is headed by the title of the asset at its path only then, else by the path."""
         events = RenderEvents()
         offloads: list[Offload] = []
         renders: dict[str, tuple[str, ...]] = {}
@@ -93,7 +97,8 @@ class Layout:
         groups = group(ranked, {i: assets[i].path for i in ranked}, scores, cost)
         for g in groups:
             root = view.by_path.get(g.path)
-            g.heading = f"{root.title} (`{g.path}`)" if root else f"`{g.path}`"
+            shown = root is not None and may_show(root.asset_id)
+            g.heading = f"{root.title} (`{g.path}`)" if root is not None and shown else f"`{g.path}`"
 
         # Rank order for the packer: section by section, members in rank order. Scores are
         # positions, so the engine's sort (score, then id) keeps exactly this order.

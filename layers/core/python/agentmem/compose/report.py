@@ -1,5 +1,6 @@
 """The report every composition returns: enough to answer "why didn't it know about X?" in a
-five-minute read. It never names an asset the caller may not read: those are only counted."""
+five-minute read. It never names nor counts an asset the caller may not read (docs/access.md):
+every count covers only what the caller may read, so a rule's matches do not reveal hidden ones."""
 
 from __future__ import annotations
 
@@ -8,12 +9,19 @@ from pydantic import BaseModel, Field
 
 class ScopeReport(BaseModel):
     revision: int = Field(description="Catalogue revision the scope was resolved at.")
-    assets: int = Field(description="Assets the scope admits (deprecated and excluded ones are out).")
-    readable: int = Field(description="Of those, assets the caller's principals may read.")
-    rules: dict[str, int] = Field(description="Each rule (`include:<glob>`, `static:<id>`) and its matches.")
-    empty_rules: list[str] = Field(description="Rules that matched nothing: they fail closed.")
-    excluded: int
-    deprecated: int
+    assets: int = Field(
+        description="Assets the scope admits that the caller may read (deprecated and excluded ones are out)."
+    )
+    rules: dict[str, int] = Field(
+        description="Each rule (`include:<glob>`, `static:<id>`) and its matches the caller may read."
+    )
+    empty_rules: list[str] = Field(
+        description="Rules that matched nothing the caller may read: they fail closed."
+    )
+    excluded: int = Field(description="Matches the caller may read that an exclude rule took out.")
+    deprecated: int = Field(
+        description="Matches the caller may read, out as deprecated (or under a deprecated asset)."
+    )
     cached: bool = Field(description="Resolved scope reused (same skill version and catalogue revision).")
 
 
@@ -60,7 +68,6 @@ class ComposeReport(BaseModel):
     sections: list[SectionReport]
     cut_line: int | None = Field(description="Rank of the last section placed whole at full detail.")
     dropped: list[DroppedAsset]
-    withheld: int = Field(description="Candidates the caller may not read; never named.")
     offloaded: list[dict[str, str | int]] = Field(default_factory=list)
     template_misses: list[dict[str, str]] = Field(default_factory=list)
     shadow_mismatches: list[dict[str, str]] = Field(default_factory=list)

@@ -8,18 +8,24 @@ before any fetch, so the filter every retrieval path shares is a closed list of 
 - a rule that matches no real asset matches nothing: it fails closed, never open;
 - a static id that names no asset adds nothing;
 - exclusion wins over inclusion, static ids included (an author's exclude is a guardrail);
-- deprecated assets drop out.
+- deprecated assets drop out, and so does everything under a deprecated asset.
 The same filter is applied again to results on the way out (`ScopeFilter.admits`), because
-traversals such as orphan repair and relatives expansion pull in neighbours."""
+traversals such as orphan repair and relatives expansion pull in neighbours.
+
+The filter is the same for every caller; what it reports is counted per caller: each match is
+kept by the Readers of the asset it matched (access.Readers), so a report counts only the assets
+the caller may read and never reveals how many hidden ones a rule matched."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agentmem.access import Caller, Lineage, Readers, may_read_all
 from agentmem.compose.model import AssetHeader, Scope
 from agentmem.errors import InvalidInputError
 
@@ -72,10 +78,22 @@ def validate_scope(scope: Scope) -> None:
                 ) from exc
 
 
+Tally = Mapping[Readers, int]
+"""Assets counted by their Readers: the count one caller may see is a sum over a handful of keys."""
+
+
+def visible_count(tally: Tally, caller: Caller) -> int:
+    return sum(n for readers, n in tally.items() if may_read_all(caller, readers))
+
+
 @dataclass(frozen=True)
 class RuleMatch:
     rule: str
-    matched: int
+    tally: Tally
+
+    @property
+    def matched(self) -> int:
+        return sum(self.tally.values())
 
 
 @dataclass(frozen=True)
@@ -84,8 +102,8 @@ class ScopeFilter:
 
     ids: frozenset[str]
     rules: tuple[RuleMatch, ...]
-    excluded: int
-    deprecated: int
+    excluded_tally: Tally
+    deprecated_tally: Tally
     revision: int = field(compare=False)
     """The catalogue revision it was resolved at."""
     freshness: int = field(compare=False)
@@ -100,43 +118,64 @@ class ScopeFilter:
         return asset_id in self.ids
 
     @property
+    def excluded(self) -> int:
+        return sum(self.excluded_tally.values())
+
+    @property
+    def deprecated(self) -> int:
+        return sum(self.deprecated_tally.values())
+
+    @property
     def empty_rules(self) -> list[str]:
+        """Rules that matched nothing in the whole catalogue."""
         return [r.rule for r in self.rules if r.matched == 0]
 
+    def rules_seen_by(self, caller: Caller) -> dict[str, int]:
+        """Each rule's matches among the assets the caller may read."""
+        return {r.rule: visible_count(r.tally, caller) for r in self.rules}
 
-def resolve_scope(scope: Scope, headers: Sequence[AssetHeader], revision: int) -> ScopeFilter:
-    """Expand the scope against the catalogue's headers into a closed id set."""
+
+def resolve_scope(
+    scope: Scope,
+    headers: Sequence[AssetHeader],
+    revision: int,
+    lineage: Lineage[AssetHeader] | None = None,
+) -> ScopeFilter:
+    """Expand the scope against the catalogue's headers (all of them: the hierarchy needs every
+    ancestor) into a closed id set. `lineage` is those headers' Lineage, when already built."""
     validate_scope(scope)
+    lineage = lineage or Lineage(headers)
+    dead = lineage.deprecated()
     includes = [(g, compile_glob(g)) for g in scope.include]
     excludes = [compile_glob(g) for g in scope.exclude]
-    counts = dict.fromkeys([f"include:{g}" for g in scope.include], 0)
-    counts.update(dict.fromkeys([f"static:{i}" for i in scope.static_ids], 0))
+    counts: dict[str, Counter[Readers]] = {f"include:{g}": Counter() for g in scope.include}
+    counts.update({f"static:{i}": Counter() for i in scope.static_ids})
     statics = set(scope.static_ids)
     ids: set[str] = set()
-    excluded = deprecated = freshness = 0
+    excluded: Counter[Readers] = Counter()
+    deprecated: Counter[Readers] = Counter()
+    freshness = 0
     for header in headers:
-        hit = False
-        for glob, pattern in includes:
-            if _matches(pattern, header.path):
-                counts[f"include:{glob}"] += 1
-                hit = True
+        hits = [f"include:{glob}" for glob, pattern in includes if _matches(pattern, header.path)]
         if header.asset_id in statics:
-            counts[f"static:{header.asset_id}"] += 1
-            hit = True
-        if not hit:
+            hits.append(f"static:{header.asset_id}")
+        if not hits:
             continue
+        readers = lineage.readers(header.asset_id)
+        for rule in hits:
+            counts[rule][readers] += 1
         if any(_matches(p, header.path) for p in excludes):
-            excluded += 1
-        elif header.deprecated:
-            deprecated += 1
+            excluded[readers] += 1
+        elif header.asset_id in dead:
+            deprecated[readers] += 1
         else:
             ids.add(header.asset_id)
             freshness = max(freshness, header.change_seq)
     return ScopeFilter(
         ids=frozenset(ids),
-        rules=tuple(RuleMatch(rule, n) for rule, n in counts.items()),
-        excluded=excluded,
-        deprecated=deprecated,
+        rules=tuple(RuleMatch(rule, dict(tally)) for rule, tally in counts.items()),
+        excluded_tally=dict(excluded),
+        deprecated_tally=dict(deprecated),
         revision=revision,
         freshness=freshness,
     )

@@ -3,7 +3,10 @@
 scope (compiled once, cached per skill version and catalogue revision)
   -> strategy graph (entities, keyword, vector, hierarchy, orphans, relatives)
   -> route by candidate count -> rank (RRF k=60) -> primary-store check (permission, deprecation,
-  scope again) -> sections -> one packing engine under the budget -> markdown + report."""
+  scope again) -> sections -> one packing engine under the budget -> markdown + report.
+
+Permissions and deprecation follow the hierarchy (agentmem.access): an asset under one the caller
+may not read, or under a deprecated one, is out; the report counts only what the caller may read."""
 
 from __future__ import annotations
 
@@ -11,22 +14,23 @@ import logging
 import time
 from collections.abc import Callable, Collection, Sequence
 
+from agentmem.access import EVERYONE, Caller, deprecated_by, may_read, may_see
 from agentmem.compose.cache import Lru
 from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.indexing import AssetIndexer
 from agentmem.compose.layout import Layout
-from agentmem.compose.model import ComposeRequest, ComposerSkill, StoredAsset
+from agentmem.compose.model import AssetHeader, ComposeRequest, ComposerSkill, StoredAsset
 from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory
 from agentmem.compose.ranking import Ranked, Rankers, rank_candidates
 from agentmem.compose.report import ComposeReport, ComposeResponse, DroppedAsset, ScopeReport, StrategyReport
-from agentmem.compose.scope import ScopeFilter, resolve_scope
+from agentmem.compose.scope import ScopeFilter, resolve_scope, visible_count
 from agentmem.compose.strategies import Limits, Retrieval, StrategyGraph, StrategyRun
 from agentmem.errors import NotFoundError
 from agentmem.ports import Embedder
 
 logger = logging.getLogger(__name__)
 
-EVERYONE = "everyone"
+__all__ = ["EVERYONE", "GUARDRAIL_TRUNCATED", "ComposerService"]
 GUARDRAIL_TRUNCATED = "composer_final_summary_truncated"
 MetricSink = Callable[[str, float], None]
 
@@ -57,7 +61,7 @@ class ComposerService:
         self._metric = metric or (lambda name, value: None)
         self._views: Lru[CatalogueView] = Lru(2)
         self._scopes: Lru[ScopeFilter] = Lru(256)
-        self._retrievals: Lru[tuple[int, list[StrategyRun], Ranked]] = Lru(512)
+        self._retrievals: Lru[tuple[int, frozenset[str], list[StrategyRun], Ranked]] = Lru(512)
 
     # -- reading the catalogue ---------------------------------------------------------------
 
@@ -75,12 +79,23 @@ class ComposerService:
         except NotFoundError as exc:
             raise NotFoundError(f"no skill {skill_id!r}", field="skill_id") from exc
 
+    def asset(self, asset_id: str, caller: Caller) -> tuple[StoredAsset, AssetHeader | None]:
+        """The stored asset, if the caller may see it (access.may_see), and the deprecated asset
+        it sits under, if any (only a writer gets that far). NotFoundError alike for an asset that
+        does not exist and one the caller may not see."""
+        found = self.catalogue.get_assets([asset_id]).get(asset_id)
+        ancestors = self.view().ancestors(found.path) if found is not None else []
+        if found is None or not may_see(caller, found, ancestors):
+            raise NotFoundError(f"no asset {asset_id!r}", field="asset_id")
+        dead = next((a for a in ancestors if a.deprecated), None)
+        return found, dead
+
     def scope_of(self, skill: ComposerSkill, view: CatalogueView) -> tuple[ScopeFilter, bool]:
         key = (skill.skill_id, skill.version, view.revision)
         cached = self._scopes.get(key)
         if cached is not None:
             return cached, True
-        resolved = resolve_scope(skill.scope, list(view.by_id.values()), view.revision)
+        resolved = resolve_scope(skill.scope, list(view.by_id.values()), view.revision, view.lineage)
         self._scopes.put(key, resolved)
         return resolved, False
 
@@ -91,13 +106,13 @@ class ComposerService:
         timings: dict[str, float] = {}
         skill = self.skill(skill_id)
         budget = request.budget_tokens or skill.budget_tokens
-        caller = sorted({*principals, EVERYONE})
+        caller = Caller.of(principals)
         if self._sync_on_compose:
             self.indexer.sync()
         view = self.view()
         scope, scope_cached = self.scope_of(skill, view)
-        allowed = caller_set(caller)
-        readable = frozenset(i for i in scope.ids if not allowed.isdisjoint(view.by_id[i].principals))
+        visible = view.readable(caller)  # along the hierarchy; deprecated ones are out of scope
+        readable = scope.ids & visible
         timings["scope"] = _ms(started)
 
         vector_cache: list[Sequence[float]] = []
@@ -125,23 +140,32 @@ class ComposerService:
         )
         # Retrieval and ranking are reused only while nothing in the scope changed; the primary
         # store is read again below either way, so permissions and deprecation are always fresh.
-        cache_key = (scope.key, " ".join(request.question.lower().split()), tuple(caller))
-        hit = self._retrievals.get(cache_key, lambda v: v[0] == scope.freshness)
+        # An ancestor outside the scope may change who reads what without moving its freshness.
+        cache_key = (scope.key, " ".join(request.question.lower().split()), tuple(sorted(caller.principals)))
+        hit = self._retrievals.get(cache_key, lambda v: v[0] == scope.freshness and v[1] == readable)
         if hit is not None:
-            _, runs, ranked = hit
+            _, _, runs, ranked = hit
         else:
             runs = self._graph.run(retrieval)
             ranked = rank_candidates(retrieval, self.index, self._rankers, query_vector)
-            self._retrievals.put(cache_key, (scope.freshness, runs, ranked))
+            self._retrievals.put(cache_key, (scope.freshness, readable, runs, ranked))
         timings["retrieve"] = _ms(started) - timings["scope"]
 
         assets = fetch(ranked.ids)
-        kept, dropped, withheld = self._check_primary(ranked, assets, scope, allowed)
+        kept, dropped = self._check_primary(ranked, assets, scope, caller, view)
         timings["check"] = _ms(started) - timings["retrieve"] - timings["scope"]
 
         sent = self.conversations.sent(request.conversation_id) if request.conversation_id else {}
         composed = self.layout.compose(
-            skill, request.question, budget, kept, ranked.scores, assets, view, sent
+            skill,
+            request.question,
+            budget,
+            kept,
+            ranked.scores,
+            assets,
+            view,
+            sent,
+            may_show=lambda i: i in visible and i not in view.deprecated(),
         )
         if request.conversation_id and composed.delivered:
             self.conversations.record(request.conversation_id, composed.delivered)
@@ -154,31 +178,30 @@ class ComposerService:
         timings["render"] = _ms(started) - sum(timings.values())
         timings["total"] = _ms(started)
 
+        rules = scope.rules_seen_by(caller)
         report = ComposeReport(
             skill_id=skill.skill_id,
             skill_version=skill.version,
             budget_tokens=budget,
             used_tokens=composed.tokens,
             encoding=composed.encoding,
-            principals=caller,
+            principals=sorted(caller.principals),
             scope=ScopeReport(
                 revision=scope.revision,
-                assets=len(scope.ids),
-                readable=len(readable),
-                rules={r.rule: r.matched for r in scope.rules},
-                empty_rules=scope.empty_rules,
-                excluded=scope.excluded,
-                deprecated=scope.deprecated,
+                assets=len(readable),
+                rules=rules,
+                empty_rules=[rule for rule, n in rules.items() if n == 0],
+                excluded=visible_count(scope.excluded_tally, caller),
+                deprecated=visible_count(scope.deprecated_tally, caller),
                 cached=scope_cached,
             ),
             strategies=[StrategyReport(**run.__dict__) for run in runs],
             route=ranked.route,
-            candidates=len(ranked.ids),
+            candidates=sum(1 for i in ranked.ids if i in readable),
             rankers={name: [i for i in ids if i in readable][:20] for name, ids in ranked.lists.items()},
             sections=composed.sections,
             cut_line=composed.cut_line,
             dropped=[*dropped, *ranked.dropped, *composed.dropped],
-            withheld=withheld + len(scope.ids) - len(readable),
             offloaded=composed.offloaded,
             template_misses=composed.events.misses,
             shadow_mismatches=composed.events.shadow_mismatches,
@@ -197,33 +220,36 @@ class ComposerService:
         self._retrievals.clear()
 
     def _check_primary(
-        self, ranked: Ranked, assets: dict[str, StoredAsset], scope: ScopeFilter, allowed: frozenset[str]
-    ) -> tuple[list[str], list[DroppedAsset], int]:
-        """The primary store decides, not the index: permission, deprecation, and scope again."""
+        self,
+        ranked: Ranked,
+        assets: dict[str, StoredAsset],
+        scope: ScopeFilter,
+        caller: Caller,
+        view: CatalogueView,
+    ) -> tuple[list[str], list[DroppedAsset]]:
+        """The primary store decides, not the index: permission and deprecation along the
+        hierarchy, and scope again. What the caller may not read is neither named nor counted."""
         kept: list[str] = []
         dropped: list[DroppedAsset] = []
-        withheld = 0
         for asset_id in ranked.ids:
             asset = assets.get(asset_id)
+            ancestors = view.ancestors(asset.path) if asset is not None else []
             if asset is None:
                 dropped.append(
                     DroppedAsset(asset_id=asset_id, reason="deleted from the catalogue", stage="primary")
                 )
-            elif allowed.isdisjoint(asset.principals):
-                withheld += 1  # never named: the caller may not learn that it exists
-            elif asset.deprecated:
-                dropped.append(DroppedAsset(asset_id=asset_id, reason="deprecated", stage="primary"))
+            elif not may_read(caller, asset, ancestors):
+                continue
+            elif (dead := deprecated_by(asset, ancestors)) is not None:
+                reason = "deprecated" if dead is asset else "under a deprecated asset"
+                dropped.append(DroppedAsset(asset_id=asset_id, reason=reason, stage="primary"))
             elif not scope.admits(asset_id):
                 dropped.append(
                     DroppedAsset(asset_id=asset_id, reason="outside the skill's scope", stage="scope")
                 )
             else:
                 kept.append(asset_id)
-        return kept, dropped, withheld
-
-
-def caller_set(principals: Collection[str]) -> frozenset[str]:
-    return frozenset(principals) | {EVERYONE}
+        return kept, dropped
 
 
 def _ms(started: float) -> float:

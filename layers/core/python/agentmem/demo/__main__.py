@@ -175,7 +175,7 @@ def run(data_dir: Path, sessions: int) -> None:
         print(f"\nand what it wrote:\n{review}")
 
         section("The composer: an authored skill answered from live knowledge, as an analyst")
-        show_composer(MemoryClient(server.url, local_principals="analyst"))
+        show_composer(server.url)
     print(f"\ndone in {time.perf_counter() - started:.1f} s")
 
 

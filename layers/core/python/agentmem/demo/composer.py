@@ -1,5 +1,8 @@
 """The composer part of `make demo`: the sample catalogue goes in over HTTP, a skill composes one
-question under a small budget, and the report says what ran, what made the cut, and why."""
+question under a small budget, and the report says what ran, what made the cut, and why.
+
+Loading is a writer's job (docs/access.md): the publisher holds `writer` and every group it
+publishes for, since a writer may write only what it can read; the question is asked as an analyst."""
 
 from __future__ import annotations
 
@@ -27,10 +30,16 @@ def load(client: MemoryClient) -> tuple[int, int]:
     return written, len(catalogue.skills)
 
 
-def show(client: MemoryClient) -> None:
+PUBLISHER_PRINCIPALS = "writer,analyst,finance"
+"""The catalogue loader's principals: the writer role, and every group of the sample catalogue."""
+ANALYST_PRINCIPALS = "analyst"
+
+
+def show(base_url: str) -> None:
     # The guardrail's warning line is described below instead of interleaved with the output.
     logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
-    assets, skills = load(client)
+    assets, skills = load(MemoryClient(base_url, local_principals=PUBLISHER_PRINCIPALS))
+    client = MemoryClient(base_url, local_principals=ANALYST_PRINCIPALS)
     question = next(q for q in load_dataset(sample_folder() / "golden.jsonl") if q.question_id == QUESTION_ID)
     print(f"{assets} assets and {skills} skills loaded; skill {question.skill_id}, {BUDGET:,} tokens:")
     print(f'"{question.question}"')
@@ -54,7 +63,10 @@ def show(client: MemoryClient) -> None:
     placed = {i for s in report["sections"] for i, level in s["levels"].items() if level < CONTENT_LEVELS}
     print(f"\n{report['used_tokens']:,} of {BUDGET:,} tokens used.")
     print(f"{len(needed & placed)} of the {len(needed)} assets the golden set needs are in it, with bodies.")
-    print(f"{report['withheld']} assets in scope withheld (the caller lacks their principal), never named.")
+    print(
+        f"{report['scope']['assets']} assets in scope the analyst may read; those it may not are "
+        "neither named nor counted."
+    )
     print(f"{len(report['dropped'])} candidates dropped, each with its reason in the report.")
     if report["truncated"]:
         print("The cut emitted the guardrail event composer_final_summary_truncated (log line and metric).")

@@ -1,4 +1,6 @@
-"""Routes of the composer: knowledge assets, authored skills, and compose."""
+"""Routes of the composer: knowledge assets, authored skills, and compose. Every route answers to
+the access rule (agentmem.access, docs/access.md): reading an asset needs one of its principals
+along the hierarchy, writing assets and skills needs the writer role."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
+from agentmem.access import require_writer
 from agentmem.api.errors import error_responses
-from agentmem.api.principals import caller_principals
+from agentmem.api.principals import CallerRules
 from agentmem.compose import authoring
 from agentmem.compose.model import (
     RESERVED_SKILL_IDS,
@@ -29,12 +32,15 @@ from agentmem.model.common import ID_PATTERN
 AssetId = Annotated[str, Path(pattern=ID_PATTERN, description="Asset id.")]
 SkillId = Annotated[str, Path(pattern=ID_PATTERN, description="Composer skill id.")]
 TAGS = ["composer"]
+DEPRECATED_BY = "X-Agentmem-Deprecated-By"
+"""On a writer's GET of an asset under a deprecated one: the nearest deprecated ancestor's id."""
 
 
 def compose_router(
-    composer: Callable[[], ComposerService], principal_map: str | None, *, procedural_enabled: bool = True
+    composer: Callable[[], ComposerService], callers: CallerRules, *, procedural_enabled: bool = True
 ) -> APIGatewayRouter:
     router = APIGatewayRouter()
+    caller = callers.current(router)
 
     def not_a_skill(skill_id: str) -> None:
         """`/v1/skills/search` and its siblings are the procedural tier's routes, never skills:
@@ -52,46 +58,65 @@ def compose_router(
     @router.put(
         "/v1/assets",
         summary="Write knowledge assets in bulk (create or replace, one transaction)",
-        responses=error_responses(400, 413, 415, 422, 503),
+        description=(
+            "Needs the writer role. A writer may replace only assets it may read, and may write an "
+            "asset only as one it can still read (its principals and its ancestors')."
+        ),
+        responses=error_responses(400, 403, 413, 415, 422, 503),
         tags=TAGS,
     )
     def put_assets(body: Annotated[PutAssetsRequest, Body()]) -> PutAssetsResponse:
-        revision = authoring.put_assets(composer().catalogue, body)
+        service = composer()
+        revision = authoring.put_assets(service.catalogue, body, caller(), service.view())
         return PutAssetsResponse(written=len(body.assets), revision=revision)
 
     @router.get(
         "/v1/assets/<asset_id>",
         summary="One asset, payload included",
-        responses=error_responses(404, 422, 503),
+        description=(
+            "404 for an asset the caller may not read (one of its principals and of each ancestor's "
+            "is needed) and, unless the caller is a writer, for a deprecated asset or one under a "
+            f"deprecated asset; a writer then gets `{DEPRECATED_BY}` naming that ancestor."
+        ),
+        responses={
+            200: {"description": "The asset.", "content": {"application/json": {"model": StoredAsset}}},
+            **error_responses(404, 422, 503),
+        },
         tags=TAGS,
     )
-    def get_asset(asset_id: AssetId) -> StoredAsset:
-        found = composer().catalogue.get_assets([asset_id])
-        if asset_id not in found:
-            raise NotFoundError(f"no asset {asset_id!r}", field="asset_id")
-        return found[asset_id]
+    def get_asset(asset_id: AssetId) -> Response[StoredAsset]:
+        asset, dead = composer().asset(asset_id, caller())
+        headers = {DEPRECATED_BY: dead.asset_id} if dead is not None else None
+        return Response(
+            status_code=200, content_type=content_types.APPLICATION_JSON, body=asset, headers=headers
+        )
 
     @router.delete(
         "/v1/assets/<asset_id>",
         summary="Delete an asset; it leaves every scope at the next compose",
         responses={
             204: {"description": "Deleted; no body.", "content": {}},
-            **error_responses(404, 422, 503),
+            **error_responses(403, 404, 422, 503),
         },
         tags=TAGS,
     )
     def delete_asset(asset_id: AssetId) -> Response[Any]:
-        composer().catalogue.delete_asset(asset_id)
+        service = composer()
+        authoring.delete_asset(service.catalogue, asset_id, caller(), service.view())
         return Response(status_code=204, content_type=None, body=None)
 
     @router.put(
         "/v1/skills/<skill_id>",
         summary="Write an authored skill: intent, procedure, output contract, guardrails and a scope",
-        description="Validated and versioned. Scope globs: `*` within one path segment, `**` any depth.",
-        responses=error_responses(400, 415, 422, 503),
+        description=(
+            "Needs the writer role. Validated and versioned. Scope globs: `*` within one path "
+            "segment, `**` any depth."
+        ),
+        responses=error_responses(400, 403, 415, 422, 503),
         tags=TAGS,
     )
     def put_skill(skill_id: SkillId, body: Annotated[ComposerSkillSpec, Body()]) -> ComposerSkill:
+        require_writer(caller(), "writing composer skills")
         return authoring.put_skill(composer().catalogue, skill_id, body)
 
     @router.get(
@@ -117,8 +142,7 @@ def compose_router(
     )
     def compose(skill_id: SkillId, body: Annotated[ComposeRequest, Body()]) -> Response[ComposeResponse]:
         not_a_skill(skill_id)
-        context = router.current_event.raw_event.get("requestContext") or {}
-        result = composer().compose(skill_id, body, caller_principals(context, principal_map))
+        result = composer().compose(skill_id, body, caller().principals)
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=result)
 
     return router

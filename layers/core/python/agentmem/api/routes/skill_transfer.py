@@ -1,6 +1,7 @@
 """Routes that move skills in and out of the procedural tier: review of a session into drafts,
 and import and export of Agent Skills folders (as zips, base64 in JSON, since every route speaks
-JSON and API Gateway then needs no binary media types)."""
+JSON and API Gateway then needs no binary media types). Review and import write drafts, so they
+need the writer role (agentmem.access); export is a read, open to every caller."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from pydantic import BaseModel, Field
 
+from agentmem.access import require_writer
 from agentmem.api.errors import error_responses
+from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
 from agentmem.procedural.agent_skills import export_zip, import_bundle
@@ -44,9 +47,12 @@ def _json(status: int, body: BaseModel) -> Response[Any]:
 
 
 def skill_transfer_router(
-    library_factory: Callable[[], SkillLibrary], review_factory: Callable[[], ReviewService]
+    library_factory: Callable[[], SkillLibrary],
+    review_factory: Callable[[], ReviewService],
+    callers: CallerRules,
 ) -> APIGatewayRouter:
     router = APIGatewayRouter()
+    current = callers.current(router)
 
     @router.post(
         "/v1/skills/review",
@@ -62,11 +68,12 @@ def skill_transfer_router(
                 "description": "The drafts this review wrote (possibly none).",
                 "content": {"application/json": {"model": ReviewResponse}},
             },
-            **error_responses(400, 404, 415, 422, 503),
+            **error_responses(400, 403, 404, 415, 422, 503),
         },
         tags=TAGS,
     )
     def review_session(body: Annotated[ReviewRequest, Body()]) -> Response[ReviewResponse]:
+        require_writer(current(), "reviewing a session into drafts")
         return _json(201, review_factory().review(body))
 
     @router.post(
@@ -78,11 +85,12 @@ def skill_transfer_router(
                 "description": "Stored as drafts.",
                 "content": {"application/json": {"model": ImportedSkill}},
             },
-            **error_responses(400, 413, 415, 422, 503),
+            **error_responses(400, 403, 413, 415, 422, 503),
         },
         tags=TAGS,
     )
     def import_skill(body: Annotated[SkillZip, Body()]) -> Response[ImportedSkill]:
+        require_writer(current(), "importing skills")
         try:
             data = base64.b64decode(body.zip_base64, validate=True)
         except (binascii.Error, ValueError) as exc:

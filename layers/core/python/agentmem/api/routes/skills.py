@@ -4,7 +4,11 @@ dependency closure, approval, and review of the links a rewrite put in doubt.
 Writes are upserts keyed by the id in the body: `POST` answers 201, `PUT` on the id's own path
 answers 200, and writing a spec identical to the stored version returns it unchanged. The library
 is fetched per request from `library_factory`, so building it (and opening its store) waits for
-the first procedural request."""
+the first procedural request.
+
+Every write (create, rewrite, delete, approve, confirm or drop a link) needs the writer role
+(agentmem.access); reads and search are open to every caller the API admits: functions and
+guidance carry no principals (docs/access.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +21,9 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from pydantic import BaseModel, Field
 
+from agentmem.access import require_writer
 from agentmem.api.errors import error_responses
+from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
@@ -69,9 +75,17 @@ def _same_id(path_value: str, body_value: str, field: str) -> None:
 
 
 def skills_router(
-    library_factory: Callable[[], SkillLibrary], search_factory: Callable[[], SkillSearch]
+    library_factory: Callable[[], SkillLibrary],
+    search_factory: Callable[[], SkillSearch],
+    callers: CallerRules,
 ) -> APIGatewayRouter:
     router = APIGatewayRouter()
+    current = callers.current(router)
+
+    def writer(action: str) -> SkillLibrary:
+        """The library, once the caller is known to hold the writer role."""
+        require_writer(current(), action)
+        return library_factory()
 
     # -- search ------------------------------------------------------------------------------
 
@@ -97,12 +111,12 @@ def skills_router(
         summary="Write a function: version 1, or a new version of an existing id",
         responses={
             **_created(Function, "Written (or an identical restatement of the stored version)."),
-            **error_responses(400, 415, 422, 503),
+            **error_responses(400, 403, 415, 422, 503),
         },
         tags=TAGS,
     )
     def create_function(body: Annotated[FunctionSpec, Body()]) -> Response[Function]:
-        return _created_json(library_factory().put_function(body))
+        return _created_json(writer("writing functions").put_function(body))
 
     @router.get(
         "/v1/functions/<function_id>",
@@ -116,21 +130,21 @@ def skills_router(
     @router.put(
         "/v1/functions/<function_id>",
         summary="Rewrite a function; a changed implementation puts its links under review",
-        responses=error_responses(400, 415, 422, 503),
+        responses=error_responses(400, 403, 415, 422, 503),
         tags=TAGS,
     )
     def put_function(function_id: FunctionId, body: Annotated[FunctionSpec, Body()]) -> Function:
         _same_id(function_id, body.function_id, "function_id")
-        return library_factory().put_function(body)
+        return writer("writing functions").put_function(body)
 
     @router.delete(
         "/v1/functions/<function_id>",
         summary="Delete a function and unlink it from every guidance",
-        responses={**NO_CONTENT, **error_responses(404, 409, 422, 503)},
+        responses={**NO_CONTENT, **error_responses(403, 404, 409, 422, 503)},
         tags=TAGS,
     )
     def delete_function(function_id: FunctionId) -> Response[Any]:
-        library_factory().delete_function(function_id)
+        writer("deleting functions").delete_function(function_id)
         return _no_content()
 
     @router.get(
@@ -145,11 +159,11 @@ def skills_router(
     @router.post(
         "/v1/functions/<function_id>/approve",
         summary="Approve a function (no new version: the content is unchanged)",
-        responses=error_responses(404, 422, 503),
+        responses=error_responses(403, 404, 422, 503),
         tags=TAGS,
     )
     def approve_function(function_id: FunctionId) -> Function:
-        approved = library_factory().approve("function", function_id)
+        approved = writer("approving functions").approve("function", function_id)
         assert isinstance(approved, Function)
         return approved
 
@@ -160,12 +174,12 @@ def skills_router(
         summary="Write guidance: version 1, or a new version of an existing id",
         responses={
             **_created(Guidance, "Written (or an identical restatement of the stored version)."),
-            **error_responses(400, 415, 422, 503),
+            **error_responses(400, 403, 415, 422, 503),
         },
         tags=TAGS,
     )
     def create_guidance(body: Annotated[GuidanceSpec, Body()]) -> Response[Guidance]:
-        return _created_json(library_factory().put_guidance(body))
+        return _created_json(writer("writing guidance").put_guidance(body))
 
     @router.get(
         "/v1/guidance/<guidance_id>",
@@ -179,31 +193,31 @@ def skills_router(
     @router.put(
         "/v1/guidance/<guidance_id>",
         summary="Rewrite guidance; links it keeps keep their review flag",
-        responses=error_responses(400, 415, 422, 503),
+        responses=error_responses(400, 403, 415, 422, 503),
         tags=TAGS,
     )
     def put_guidance(guidance_id: GuidanceId, body: Annotated[GuidanceSpec, Body()]) -> Guidance:
         _same_id(guidance_id, body.guidance_id, "guidance_id")
-        return library_factory().put_guidance(body)
+        return writer("writing guidance").put_guidance(body)
 
     @router.delete(
         "/v1/guidance/<guidance_id>",
         summary="Delete guidance and unlink it from its functions",
-        responses={**NO_CONTENT, **error_responses(404, 422, 503)},
+        responses={**NO_CONTENT, **error_responses(403, 404, 422, 503)},
         tags=TAGS,
     )
     def delete_guidance(guidance_id: GuidanceId) -> Response[Any]:
-        library_factory().delete_guidance(guidance_id)
+        writer("deleting guidance").delete_guidance(guidance_id)
         return _no_content()
 
     @router.post(
         "/v1/guidance/<guidance_id>/approve",
         summary="Approve guidance (no new version: the content is unchanged)",
-        responses=error_responses(404, 422, 503),
+        responses=error_responses(403, 404, 422, 503),
         tags=TAGS,
     )
     def approve_guidance(guidance_id: GuidanceId) -> Guidance:
-        approved = library_factory().approve("guidance", guidance_id)
+        approved = writer("approving guidance").approve("guidance", guidance_id)
         assert isinstance(approved, Guidance)
         return approved
 
@@ -225,20 +239,20 @@ def skills_router(
     @router.post(
         "/v1/skills/links/<guidance_id>/<function_id>/confirm",
         summary="Confirm a link after its function changed (clears needs_review)",
-        responses=error_responses(404, 422, 503),
+        responses=error_responses(403, 404, 422, 503),
         tags=TAGS,
     )
     def confirm_link(guidance_id: GuidanceId, function_id: FunctionId) -> Link:
-        return library_factory().confirm_link(guidance_id, function_id)
+        return writer("confirming links").confirm_link(guidance_id, function_id)
 
     @router.delete(
         "/v1/skills/links/<guidance_id>/<function_id>",
         summary="Drop a link from both sides; the guidance and function stay",
-        responses={**NO_CONTENT, **error_responses(404, 422, 503)},
+        responses={**NO_CONTENT, **error_responses(403, 404, 422, 503)},
         tags=TAGS,
     )
     def drop_link(guidance_id: GuidanceId, function_id: FunctionId) -> Response[Any]:
-        library_factory().drop_link(guidance_id, function_id)
+        writer("dropping links").drop_link(guidance_id, function_id)
         return _no_content()
 
     return router
