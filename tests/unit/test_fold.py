@@ -36,7 +36,7 @@ def test_restating_adds_provenance_but_no_version() -> None:
 
 def test_conflict_archives_supersedes_and_flags() -> None:
     v1, v2 = fold([obs(1, "cautious"), obs(2, "aggressive")], decide)
-    assert (v1.doc_id, v1.current, v1.valid_to) == ("risk_tolerance__v1", False, v2.valid_from)
+    assert (v1.doc_id, v1.current, v1.valid_to) == ("risk_tolerance@v1", False, v2.valid_from)
     assert (v2.doc_id, v2.version, v2.current, v2.flag) == ("risk_tolerance", 2, True, True)
     assert v2.previous is not None
     assert (v2.previous.value, v2.previous.session_ids) == ("cautious", ["s1"])
