@@ -14,8 +14,10 @@ from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.bootstrap import Services, bootstrap
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import AppendEventRequest
+from agentmem.semantic.health import PROBE_SUBJECT
 from agentmem.semantic.replay import replay
-from agentmem.semantic.worker import ProjectorWorker
+from agentmem.semantic.verify import verify
+from agentmem.semantic.worker import ProjectorWorker, checkpoint_name
 from agentmem.settings import Settings
 
 VALUES = ("cautious", "aggressive")  # alternating: every statement is a new version
@@ -66,6 +68,13 @@ def team(tmp_path: Path) -> Team:
 
 
 def assert_matches_a_full_replay(team: Team) -> None:
+    semantic, index = team.services.semantic, team.services.semantic.store.active()
+    report = verify(
+        index, team.log, watermark=team.checkpoints.load(checkpoint_name(index.generation)),
+        fact_types=semantic.fact_types, extract=None, skip_subjects={PROBE_SUBJECT},
+    )  # fmt: skip
+    assert report.ok, report.divergences[:3]
+    assert report.unprojected_events == 0
     for subject, acked in team.acked.items():
         (current,) = [b for b in team.history(subject) if b.current]
         assert (current.version, len(current.provenance)) == (acked, acked), subject
