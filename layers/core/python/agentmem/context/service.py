@@ -76,11 +76,7 @@ class ContextService:
             generation = index.generation
             found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
             candidates += found
-            if (
-                not found
-                and not index.current(request.subject_id)
-                and not (session and session.result()[0].events)
-            ):
+            if not found and not index.current(request.subject_id) and not (session and session.result()[0]):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []

@@ -55,6 +55,9 @@ class SessionWindow:
     size: int
     events: tuple[EventTerms, ...]
 
+    def __len__(self) -> int:  # a window is falsy when the session has no events
+        return len(self.events)
+
     @property
     def first_seq(self) -> int:
         return self.events[0].event.seq if self.events else 0
