@@ -14,11 +14,12 @@ import pytest
 from agentmem.adapters.local.blob_folder import FolderBlobStore
 from agentmem.context.service import ContextService
 from agentmem.context.session_window import SessionWindows
+from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import AppendOutcome, Event, EventDraft
 from agentmem.semantic.service import SemanticService
-from agentmem.tokens import count_tokens
+from agentmem.tokens import EncodingName, count_tokens
 
 
 class CountingLog:
@@ -197,3 +198,21 @@ def test_forgetting_a_subject_drops_its_sessions_and_only_those() -> None:
 def test_a_window_holds_at_least_one_event() -> None:
     with pytest.raises(ValueError, match="at least one"):
         SessionWindows(CountingLog(), size=0)
+
+
+def test_token_counts_are_kept_between_reads_exactly_and_within_their_bound() -> None:
+    calls: list[str] = []
+
+    def counting(text: str, encoding: EncodingName) -> int:
+        calls.append(text)
+        return count_tokens(text, encoding)
+
+    counts = CachedTokenCounts(counting, max_entries=2)
+    line = "- [S #7 r0 analyst/note] Routine note 7: balances reconciled.\n"
+    assert counts(line, "o200k_base") == count_tokens(line, "o200k_base")
+    assert counts(line, "o200k_base") == count_tokens(line, "o200k_base")
+    assert counts(line, "cl100k_base") == count_tokens(line, "cl100k_base")  # another encoding
+    assert len(calls) == 2
+    counts("third text", "o200k_base")  # over the bound: the cache starts afresh
+    counts(line, "o200k_base")
+    assert len(calls) == 4

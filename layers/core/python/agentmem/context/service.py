@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.semantic_candidates import semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
+from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicService
 from agentmem.errors import NotFoundError
 from agentmem.model.beliefs import Belief
@@ -47,7 +48,7 @@ class ContextService:
         self.windows = windows or SessionWindows(log)
         self._episodic = episodic
         self._semantic = semantic  # built on first use: a read that skips beliefs never loads them
-        self._count = count_tokens
+        self._count = CachedTokenCounts(count_tokens)
         self._skills = skills  # None where the procedural tier has no adapter (AWS, so far)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmem-context")
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
+from collections import defaultdict
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
@@ -60,10 +62,14 @@ class NearDuplicates:
         self, threshold: float = 0.9, *, frequency: Mapping[tuple[str, ...], int] | None = None
     ) -> None:
         self._threshold = threshold
-        # The global order: rarest shingle first when frequencies are known (a rare prefix
-        # shingle is shared by few texts, so few need the exact check), then the shingle itself,
-        # which makes it a total order. Any fixed total order gives the same answers.
-        self._frequency = frequency or {}
+        # The global order, as one distinct int per shingle: rarest first when frequencies are
+        # known (a rare prefix shingle is shared by few texts, so few need the exact check), a
+        # shingle never counted before all of them. Any fixed total order gives the same answers;
+        # ints keep the sort key a C-level dict lookup.
+        self._order: defaultdict[tuple[str, ...], int] = defaultdict(
+            itertools.count().__next__,
+            {s: ((n + 1) << 32) | i for i, (s, n) in enumerate((frequency or {}).items())},
+        )
         self._kept: dict[int, AbstractSet[tuple[str, ...]]] = {}
         self._holders: dict[tuple[str, ...], list[int]] = {}
         self._empty: int | None = None
@@ -71,8 +77,7 @@ class NearDuplicates:
     def _prefix(self, shingles: AbstractSet[tuple[str, ...]]) -> list[tuple[str, ...]]:
         # The tolerance only lengthens the prefix, which is always safe.
         overlap = math.ceil(self._threshold * len(shingles) - 1e-9)
-        frequency = self._frequency
-        return sorted(shingles, key=lambda s: (frequency.get(s, 0), s))[: len(shingles) - overlap + 1]
+        return sorted(shingles, key=self._order.__getitem__)[: len(shingles) - overlap + 1]
 
     def add(self, key: int, shingles: AbstractSet[tuple[str, ...]]) -> int | None:
         """The smallest key of a kept near-duplicate of `shingles`, or None after keeping it
