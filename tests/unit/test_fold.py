@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from agentmem.model.beliefs import Belief, Observation, Verdict, normalise_value
+import pytest
+
+from agentmem.model.beliefs import Belief, Observation, Verdict, archived_id, belief_id, normalise_value
 from agentmem.semantic.fold import fold, is_newest, step
 
 
@@ -72,3 +74,17 @@ def test_incremental_steps_equal_the_fold_and_redelivery_changes_nothing() -> No
         again, verdict = step(chain, o, decide)  # at-least-once delivery
         assert (again, verdict) == (chain, Verdict.SAME)
     assert chain == fold(observations, decide)
+
+
+def test_archived_ids_are_disjoint_from_every_current_id_and_separators_are_refused() -> None:
+    archived = {archived_id("risk_tolerance", "", 1), archived_id("goal", "house", 1)}
+    lookalikes = {
+        belief_id("risk_tolerance__v1", ""),
+        belief_id("goal", "house__v1"),
+        belief_id("goal", "v1"),
+    }
+    assert archived == {"risk_tolerance@v1", "goal#house@v1"}
+    assert not archived & lookalikes
+    for key, member in (("goal#house", ""), ("goal", "house@v1"), ("risk@v1", "")):
+        with pytest.raises(ValueError, match="reserved character"):
+            belief_id(key, member)
