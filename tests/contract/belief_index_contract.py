@@ -94,7 +94,7 @@ class BeliefIndexContract:
         assert updated not in (0, created)
         assert stored == second
         assert [(b.doc_id, b.version, b.current) for b in stored] == [
-            ("city__v1", 1, False),
+            ("city@v1", 1, False),
             ("city", 2, True),
         ]
 
@@ -129,6 +129,38 @@ class BeliefIndexContract:
         assert hit.belief == restated[-1]
         assert hit.score == pytest.approx(1.0, abs=1e-4)
         assert index.vector_coverage("priya") == (1, 1)
+
+    @pytest.mark.parametrize("lookalike_first", [False, True])
+    def test_a_key_spelled_like_an_archived_version_never_takes_its_identity(
+        self, index: BeliefIndex, lookalike_first: bool
+    ) -> None:
+        # `risk_tolerance__v1` is a legal fact key, and `house__v1` a legal member: once, they
+        # were also the ids of risk_tolerance's and goal#house's archived first versions.
+        moved = chain_of(
+            observation(1, "risk_tolerance", "cautious"), observation(2, "risk_tolerance", "bold")
+        )
+        lookalike = chain_of(observation(3, "risk_tolerance__v1", "low"))
+        member_moved = chain_of(
+            observation(4, "goal", "house", member="house"), observation(5, "goal", "flat", member="house")
+        )
+        member_lookalike = chain_of(observation(6, "goal", "boat", member="house__v1"))
+        chains = [moved, lookalike, member_moved, member_lookalike]
+        for chain in reversed(chains) if lookalike_first else chains:
+            write(index, chain, EAST)
+
+        for chain in chains:
+            head = chain[-1]
+            assert index.chain("priya", head.key, head.member)[1] == chain
+        assert index.history("priya", "risk_tolerance") == moved
+        assert index.history("priya", "risk_tolerance__v1") == lookalike
+        assert index.history("priya", "goal") == [*member_moved, *member_lookalike]
+        assert [(b.key, b.member, b.value) for b in index.current("priya")] == [
+            ("goal", "house", "flat"),
+            ("goal", "house__v1", "boat"),
+            ("risk_tolerance", "", "bold"),
+            ("risk_tolerance__v1", "", "low"),
+        ]
+        assert index.vector_coverage("priya") == (4, 4)
 
     # -- reads --------------------------------------------------------------------------------
 

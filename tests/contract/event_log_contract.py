@@ -119,6 +119,18 @@ class EventLogContract:
         assert [e.seq for e in log.list_events("s1", agent="planner", round=2, after=0, limit=5)] == [6]
         assert log.list_events("s1", after=6) == []
 
+    def test_recent_events_page_backwards_from_the_newest(self, log: EventLog) -> None:
+        for _ in range(7):
+            log.append(draft())
+        log.append(draft("other"))
+        assert [e.seq for e in log.recent_events("s1", limit=3)] == [7, 6, 5]
+        assert [e.seq for e in log.recent_events("s1", before=5, limit=3)] == [4, 3, 2]
+        assert [e.seq for e in log.recent_events("s1", before=3, limit=10)] == [2, 1]
+        assert log.recent_events("s1", before=1) == []
+        assert log.recent_events("s1", limit=0) == []
+        assert log.recent_events("missing") == []
+        assert log.recent_events("s1", limit=1) == log.list_events("s1", after=6)
+
     def test_filtered_list_fills_its_limit_past_non_matching_rows(self, log: EventLog) -> None:
         for i in range(30):
             log.append(draft(agent="rare" if i % 10 == 9 else "common"))

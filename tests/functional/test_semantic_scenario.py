@@ -81,7 +81,23 @@ def test_a_change_of_mind_supersedes_flags_and_keeps_the_old_belief(stack: Stack
     assert [p["session_id"] for p in current["provenance"]] == ["S1", "S2"]
     assert current["previous"]["value"] == "cautious"
     archived = [b for b in chain["history"] if not b["current"]]
-    assert [(b["doc_id"], b["value"]) for b in archived] == [("risk_tolerance__v1", "cautious")]
+    assert [(b["doc_id"], b["value"]) for b in archived] == [("risk_tolerance@v1", "cautious")]
+
+
+def test_a_fact_key_spelled_like_an_archived_version_leaves_both_chains_whole(stack: Stack) -> None:
+    stack.say("S1", CAUTIOUS)
+    stack.say("S2", AGGRESSIVE)  # archives risk_tolerance v1
+    stack.say("S3", ("risk_tolerance__v1", "Priya's first risk score was low.", "low"))
+    stack.say("S4", CAUTIOUS)  # archives v2 while the look-alike key exists
+
+    chain = stack.get("/v1/subjects/priya/beliefs/risk_tolerance?history=true")
+    assert [(b["version"], b["value"], b["current"]) for b in chain["history"]] == [
+        (1, "cautious", False),
+        (2, "aggressive", False),
+        (3, "cautious", True),
+    ]
+    lookalike = stack.get("/v1/subjects/priya/beliefs/risk_tolerance__v1?history=true")
+    assert [(b["version"], b["value"], b["current"]) for b in lookalike["history"]] == [(1, "low", True)]
 
 
 def test_ten_sessions_restating_cautious_give_one_belief(stack: Stack) -> None:

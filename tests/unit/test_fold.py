@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from agentmem.model.beliefs import Belief, Observation, Verdict, normalise_value
+import pytest
+
+from agentmem.model.beliefs import Belief, Observation, Verdict, archived_id, belief_id, normalise_value
 from agentmem.semantic.fold import fold, is_newest, step
 
 
@@ -36,7 +38,7 @@ def test_restating_adds_provenance_but_no_version() -> None:
 
 def test_conflict_archives_supersedes_and_flags() -> None:
     v1, v2 = fold([obs(1, "cautious"), obs(2, "aggressive")], decide)
-    assert (v1.doc_id, v1.current, v1.valid_to) == ("risk_tolerance__v1", False, v2.valid_from)
+    assert (v1.doc_id, v1.current, v1.valid_to) == ("risk_tolerance@v1", False, v2.valid_from)
     assert (v2.doc_id, v2.version, v2.current, v2.flag) == ("risk_tolerance", 2, True, True)
     assert v2.previous is not None
     assert (v2.previous.value, v2.previous.session_ids) == ("cautious", ["s1"])
@@ -72,3 +74,17 @@ def test_incremental_steps_equal_the_fold_and_redelivery_changes_nothing() -> No
         again, verdict = step(chain, o, decide)  # at-least-once delivery
         assert (again, verdict) == (chain, Verdict.SAME)
     assert chain == fold(observations, decide)
+
+
+def test_archived_ids_are_disjoint_from_every_current_id_and_separators_are_refused() -> None:
+    archived = {archived_id("risk_tolerance", "", 1), archived_id("goal", "house", 1)}
+    lookalikes = {
+        belief_id("risk_tolerance__v1", ""),
+        belief_id("goal", "house__v1"),
+        belief_id("goal", "v1"),
+    }
+    assert archived == {"risk_tolerance@v1", "goal#house@v1"}
+    assert not archived & lookalikes
+    for key, member in (("goal#house", ""), ("goal", "house@v1"), ("risk@v1", "")):
+        with pytest.raises(ValueError, match="reserved character"):
+            belief_id(key, member)

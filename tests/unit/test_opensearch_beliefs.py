@@ -392,10 +392,34 @@ def test_an_update_is_conditional_and_archives_past_versions(
     assert (bulk.method, bulk.path) == ("POST", "/_bulk")
     action, doc = bulk.body
     assert action == {
-        "index": {"_index": BELIEFS, "_id": f"{CHAIN_ID}__v1", "version": 5, "version_type": "external_gte"}
+        "index": {"_index": BELIEFS, "_id": f"{CHAIN_ID}|v1", "version": 5, "version_type": "external_gte"}
     }
-    assert (doc["kind"], doc["current"], doc["doc_id"], doc["version"]) == ("archived", False, "city__v1", 1)
+    assert (doc["kind"], doc["current"], doc["doc_id"], doc["version"]) == ("archived", False, "city@v1", 1)
     assert "vector" not in doc
+
+
+def test_an_archived_version_never_takes_the_id_of_a_chain_spelled_like_it(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    # The member `house__v1` is legal; its chain document's id was once goal#house's archived v1.
+    moved = chain_of(
+        observation(1, "goal", "house", member="house"), observation(2, "goal", "flat", member="house")
+    )
+    lookalike = chain_of(observation(3, "goal", "boat", member="house__v1"))
+    answer(fake, (201, {"_version": 1, "result": "created"}))
+    index.replace_chain("priya", "goal", "house__v1", expected_revision=0, chain=lookalike, vector=EAST)
+    answer(fake, (200, {"_version": 2, "result": "updated"}), (200, {"errors": False, "items": []}))
+    index.replace_chain(
+        "priya", "goal", "house", expected_revision=revision_of(7, 2), chain=moved, vector=NORTH
+    )
+
+    created, put, bulk = fake.requests
+    chain_ids = {created.path.rsplit("/", 1)[-1].split("?")[0], put.path.rsplit("/", 1)[-1]}
+    assert chain_ids == {"acme|priya|goal|house__v1", "acme|priya|goal|house"}
+    action, doc = bulk.body
+    assert action["index"]["_id"] == "acme|priya|goal|house|v1"
+    assert action["index"]["_id"] not in chain_ids
+    assert doc["doc_id"] == "goal#house@v1"
 
 
 def test_vector_none_keeps_the_vector_read_at_the_same_revision(

@@ -45,6 +45,7 @@ class Services:
     @cached_property
     def context(self) -> ContextService:
         from agentmem.context.service import ContextService
+        from agentmem.context.session_window import SessionWindows
         from agentmem.tokens import count_tokens
 
         available = self.settings.procedural_enabled
@@ -54,6 +55,7 @@ class Services:
             lambda: self.semantic,
             count_tokens,
             skills=(lambda: self.skill_search) if available else None,
+            windows=SessionWindows(self.event_log, size=self.settings.context_window_events),
         )
 
     @cached_property

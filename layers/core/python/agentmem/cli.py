@@ -118,6 +118,62 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Compare the log with the active belief generation and print every difference; exit 1 if
+    there is one. Reads only: `replay` is what repairs."""
+    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+    from agentmem.bootstrap import bootstrap
+    from agentmem.semantic.health import PROBE_SUBJECT
+    from agentmem.semantic.verify import verify
+    from agentmem.semantic.worker import checkpoint_name
+    from agentmem.semantic_wiring import reproducible_extraction
+
+    services = bootstrap(load_settings(args))
+    log = services.event_log
+    if not isinstance(log, SqliteEventLog):
+        raise SystemExit("verify reads the local log; on AWS, GET /v1/health/deep checks a sample")
+    semantic = services.semantic
+    index = semantic.store.active()
+    # The checkpoint first: every event up to it was projected before the beliefs are read.
+    watermark = SqliteCheckpoints(log.database, services.settings.tenant_id).load(
+        checkpoint_name(index.generation)
+    )
+    report = verify(
+        index, log, watermark=watermark, fact_types=semantic.fact_types,
+        extract=reproducible_extraction(semantic), skip_subjects={PROBE_SUBJECT},
+    )  # fmt: skip
+    print(
+        f"generation {report.generation}: {report.chains_checked} chains,"
+        f" {report.citations_checked} citations, {report.events_checked} events"
+        f" ({report.facts_checked} facts) compared"
+    )
+    if report.unchecked_events:
+        print(f"{report.unchecked_events} events without explicit facts not compared: extraction is a model")
+    if report.unprojected_events:
+        print(
+            f"{report.unprojected_events} events past the projector's checkpoint not compared"
+            " (not projected yet)"
+        )
+    if report.ok:
+        print("no divergence: the beliefs say what the log says")
+        return 0
+    rows = [[d.kind, d.subject_id, d.key, d.member or "-", d.event_id, d.detail] for d in report.divergences]
+    print(f"{len(rows)} divergences (run `agentmem replay` to rebuild from the log):")
+    print_rows(["kind", "subject", "key", "member", "event", "detail"], rows[:MAX_ROWS])
+    if len(rows) > MAX_ROWS:
+        print(f"... and {len(rows) - MAX_ROWS} more")
+    return 1
+
+
+MAX_ROWS = 200
+
+
+def print_rows(headers: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
+    for row in [headers, ["-" * w for w in widths], *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Rebuild the skill and asset search indexes from their primary stores, on either backend
     (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
@@ -171,6 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--subject", default=None, help="rebuild only this subject; the rest is copied")
     replay.add_argument("--data-dir", type=Path, default=None)
     replay.set_defaults(run=cmd_replay)
+
+    check = verbs.add_parser("verify", help="compare the log with the beliefs; exit 1 on any divergence")
+    check.add_argument("--data-dir", type=Path, default=None)
+    check.set_defaults(run=cmd_verify)
 
     reindex = verbs.add_parser("reindex", help="rebuild the skill and asset indexes from their stores")
     reindex.add_argument("--data-dir", type=Path, default=None)

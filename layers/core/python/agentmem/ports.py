@@ -33,6 +33,11 @@ class EventLog(Protocol):
         """Events with seq > `after` in seq order, filtered, at most `limit`."""
         ...
 
+    def recent_events(self, session_id: str, *, before: int | None = None, limit: int = 100) -> list[Event]:
+        """Events with seq < `before` (every event when None), newest first, at most `limit`:
+        reading from the newest end costs the events read, never the session's length."""
+        ...
+
     def last_seq(self, session_id: str) -> int:
         """The highest seq of the session, 0 when it has no events."""
         ...

@@ -14,6 +14,7 @@ from agentmem.settings import Settings
 
 if TYPE_CHECKING:
     from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+    from agentmem.semantic.verify import Extract
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -76,3 +77,15 @@ def build_semantic(settings: Settings) -> SemanticService:
         settings.declared_fact_types(), allow_undeclared=settings.allow_undeclared_facts
     )
     return SemanticService(build_belief_store(settings, embedder), build_llm(settings), embedder, catalog)
+
+
+def reproducible_extraction(semantic: SemanticService) -> Extract | None:
+    """Extraction that a second run repeats exactly (the local rules), for verification to
+    compare against; None for a model, whose second answer might not be its first."""
+    from agentmem.adapters.local.rules_llm import RulesLLM
+
+    llm = semantic.llm
+    if not isinstance(llm, RulesLLM):
+        return None
+    declared = semantic.fact_types.declared()
+    return lambda event: llm.extract_facts(event, declared)

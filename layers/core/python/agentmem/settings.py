@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, TypeAdapter
 
+from agentmem.context.session_window import WINDOW_EVENTS
 from agentmem.model.beliefs import FactType
 from agentmem.model.common import Identifier
 from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES
@@ -61,6 +62,10 @@ class Settings(BaseModel):
 
     # procedural tier: a tenant may switch it off; its routes then answer 404 saying so
     procedural_enabled: bool = True
+
+    # context reads: how many of a session's newest events one read ranks (the rest is counted in
+    # the trace); the window keeps read latency independent of the session's length.
+    context_window_events: int = Field(default=WINDOW_EVENTS, ge=10, le=5000)
 
     # semantic tier
     # Keys nobody declared are projected as single-valued facts unless the tenant refuses them.

@@ -6,9 +6,9 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from agentmem.context.text import NearDuplicates, event_text, leading_sentences, shingle_set, words
+from agentmem.context.session_window import EventTerms
+from agentmem.context.text import NearDuplicates, event_text, leading_sentences, words
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import Event
 from agentmem.packing.model import Candidate, Dropped
@@ -26,32 +26,32 @@ BlobReader = Callable[[Event], str]
 K1, B, DELTA = 1.5, 0.75, 1.0
 
 
-def relevance_ranks(
-    events: Sequence[Event], query: str, terms_of: Callable[[Event], Counter[str]]
-) -> dict[str, int] | None:
+def relevance_ranks(window: Sequence[EventTerms], query: str) -> dict[str, int] | None:
     """BM25+ rank of each event that shares a word with the query; None when none does, so the
     caller falls back to recency alone instead of fusing a ranker that knows nothing.
 
     Scored here rather than with rank-bm25, which rebuilds every event's term counts on every
-    read: events never change, so their counts are cached, and only the query's terms are scored."""
+    read: events never change, so their counts are kept with the window, and only the query's
+    terms are scored. Corpus statistics (idf, average length) are the window's."""
     terms = list(dict.fromkeys(words(query)))
-    counts = [terms_of(e) for e in events]
-    matching = [i for i, c in enumerate(counts) if any(t in c for t in terms)]
+    wanted = set(terms)
+    # One pass over the window, one set intersection per event: this loop runs on every read.
+    matching = [(t, present) for t in window if (present := wanted & t.counts.keys())]
     if not matching:
         return None
-    n = len(events)
-    lengths = [c.total() for c in counts]
-    average = (sum(lengths) / n) or 1.0
-    idf = {t: math.log((n + 1) / df) for t in terms if (df := sum(1 for c in counts if t in c))}
+    n = len(window)
+    average = (sum(t.length for t in window) / n) or 1.0
+    df = Counter(term for _, present in matching for term in present)
+    idf = {term: math.log((n + 1) / df[term]) for term in terms if df[term]}
     scored = []
-    for i in matching:
-        norm = K1 * (1 - B + B * lengths[i] / average)
+    for t, present in matching:
+        norm = K1 * (1 - B + B * t.length / average)
         score = sum(
-            weight * (DELTA + counts[i][t] * (K1 + 1) / (counts[i][t] + norm))
-            for t, weight in idf.items()
-            if t in counts[i]
+            weight * (DELTA + t.counts[term] * (K1 + 1) / (t.counts[term] + norm))
+            for term, weight in idf.items()  # in query order: the same sum, bit for bit, every read
+            if term in present
         )
-        scored.append((-score, events[i].seq, events[i].event_id))
+        scored.append((-score, t.event.seq, t.event.event_id))
     return {event_id: rank for rank, (_, _, event_id) in enumerate(sorted(scored), start=1)}
 
 
@@ -68,9 +68,10 @@ def statements_by_event(beliefs: Sequence[Belief]) -> StatedBy:
     return stated
 
 
-def standing_beliefs(event: Event, stated: StatedBy) -> list[Belief]:
-    """The current beliefs that say everything `event` says, or [] when it says more (or said a
+def standing_beliefs(terms: EventTerms, stated: StatedBy) -> list[Belief]:
+    """The current beliefs that say everything the event says, or [] when it says more (or said a
     value that has since changed): only then is the event redundant next to them."""
+    event = terms.event
     pairs = stated.get(event.event_id, [])
     if not pairs or any(value != belief.value for belief, value in pairs):
         return []
@@ -78,7 +79,7 @@ def standing_beliefs(event: Event, stated: StatedBy) -> list[Belief]:
     if isinstance(event.content, dict):
         return covering if set(event.content) <= {b.key for b in covering} else []
     stated_words = sum(len(words(b.text)) for b in covering)
-    return covering if len(words(event_text(event))) <= 2 * stated_words else []
+    return covering if terms.length <= 2 * stated_words else []
 
 
 def event_candidate(event: Event, score: float, *, inline: str | None) -> Candidate:
@@ -109,28 +110,18 @@ def event_candidate(event: Event, score: float, *, inline: str | None) -> Candid
 
 @dataclass(frozen=True)
 class SessionRanking:
-    """Each event's words, and the BM25 rank of those that share a word with the query (None
-    when none does). It does not depend on beliefs, so it is computed while they are searched."""
+    """The BM25 rank of the window's events that share a word with the query (None when none
+    does). It does not depend on beliefs, so it is computed while they are searched."""
 
-    tokens: dict[str, list[str]]
     relevance: dict[str, int] | None
 
 
-@lru_cache(maxsize=65_536)
-def _event_words(event_id: str, text: str) -> tuple[tuple[str, ...], Counter[str]]:
-    # Keyed by the event id and its text: events are immutable, so a cached entry never goes stale.
-    w = tuple(words(text))
-    return w, Counter(w)
-
-
-def rank_session(events: Sequence[Event], query: str) -> SessionRanking:
-    cached = {e.event_id: _event_words(e.event_id, event_text(e)) for e in events}
-    tokens = {event_id: list(w) for event_id, (w, _) in cached.items()}
-    return SessionRanking(tokens, relevance_ranks(events, query, lambda e: cached[e.event_id][1]))
+def rank_session(window: Sequence[EventTerms], query: str) -> SessionRanking:
+    return SessionRanking(relevance_ranks(window, query))
 
 
 def episodic_candidates(
-    events: Sequence[Event],
+    window: Sequence[EventTerms],
     ranking: SessionRanking,
     beliefs: Sequence[Belief],
     *,
@@ -138,35 +129,39 @@ def episodic_candidates(
     budget: int,
 ) -> tuple[list[Candidate], list[Dropped]]:
     """Drop what already stands as a belief, rank the rest, collapse near-duplicates among the
-    best MAX_CANDIDATES (a budget cannot place more, and pairwise comparison is quadratic)."""
+    best MAX_CANDIDATES (a budget cannot place more, and pairwise comparison is quadratic).
+    `window` is oldest first, as SessionWindow keeps it."""
     dropped: list[Dropped] = []
-    kept: list[Event] = []
+    kept: list[EventTerms] = []
     stated = statements_by_event(beliefs)
-    for event in sorted(events, key=lambda e: -e.seq):  # newest first
-        covering = standing_beliefs(event, stated)
+    for terms in reversed(window):  # newest first
+        covering = standing_beliefs(terms, stated) if terms.event.event_id in stated else []
         if covering:
             ids = ", ".join(b.doc_id for b in covering)
-            dropped.append(Dropped(item_id(event), "episodic", f"stands as belief {ids}"))
+            dropped.append(Dropped(item_id(terms.event), "episodic", f"stands as belief {ids}"))
         else:
-            kept.append(event)
-    tokens, relevance = ranking.tokens, ranking.relevance
-    scored: list[tuple[float, Event]] = []
-    for recency, event in enumerate(kept, start=1):
-        rel = relevance.get(event.event_id) if relevance else None
+            kept.append(terms)
+    relevance = ranking.relevance
+    scored: list[tuple[float, EventTerms]] = []
+    for recency, terms in enumerate(kept, start=1):
+        rel = relevance.get(terms.event.event_id) if relevance else None
         score = WEIGHTS["recency"] / (RRF_K + recency) + (
             WEIGHTS["relevance"] / (RRF_K + rel) if rel else 0.0
         )
-        scored.append((score, event))
-    scored.sort(key=lambda pair: (-pair[0], -pair[1].seq))
+        scored.append((score, terms))
+    scored.sort(key=lambda pair: (-pair[0], -pair[1].event.seq))
     chosen: list[tuple[float, Event]] = []
-    seen = NearDuplicates()
-    for score, event in scored:
+    # Shingle frequencies among the events likely to be compared, so prefixes start rare.
+    likely = Counter(shingle for _, terms in scored[: 2 * MAX_CANDIDATES] for shingle in terms.shingles)
+    seen = NearDuplicates(frequency=likely)
+    for score, terms in scored:
+        event = terms.event
         if len(chosen) >= MAX_CANDIDATES:
             dropped.append(
                 Dropped(item_id(event), "episodic", f"ranked below the session's top {MAX_CANDIDATES}")
             )
             continue
-        twin = seen.add(event.seq, shingle_set(tokens[event.event_id]))
+        twin = seen.add(event.seq, terms.shingles)
         if twin is not None:
             dropped.append(Dropped(item_id(event), "episodic", f"near-duplicate of #{twin}"))
             continue

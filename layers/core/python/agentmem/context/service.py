@@ -8,10 +8,19 @@ from concurrent.futures import ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.semantic_candidates import semantic_candidates
+from agentmem.context.session_window import SessionWindow, SessionWindows
+from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicService
 from agentmem.errors import NotFoundError
 from agentmem.model.beliefs import Belief
-from agentmem.model.context import ContextItem, ContextRequest, ContextResponse, ContextTrace, DroppedItem
+from agentmem.model.context import (
+    ContextItem,
+    ContextRequest,
+    ContextResponse,
+    ContextTrace,
+    DroppedItem,
+    EpisodicWindow,
+)
 from agentmem.model.events import Event
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
@@ -20,8 +29,6 @@ from agentmem.procedural.search import SkillSearch
 from agentmem.semantic.service import SemanticService
 from agentmem.tokens import EncodingName
 
-MAX_SESSION_EVENTS = 5000
-PAGE = 1000
 TokenCounter = Callable[[str, EncodingName], int]
 
 
@@ -33,26 +40,21 @@ class ContextService:
         semantic: Callable[[], SemanticService],
         count_tokens: TokenCounter,
         skills: Callable[[], SkillSearch] | None = None,
+        windows: SessionWindows | None = None,
     ) -> None:
         self._log = log
+        # The newest events of each session read lately, with their term statistics: a read of a
+        # growing session fetches and tokenises only what was appended since the last one.
+        self.windows = windows or SessionWindows(log)
         self._episodic = episodic
         self._semantic = semantic  # built on first use: a read that skips beliefs never loads them
-        self._count = count_tokens
+        self._count = CachedTokenCounts(count_tokens)
         self._skills = skills  # None where the procedural tier has no adapter (AWS, so far)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmem-context")
 
-    def _session_events(self, session_id: str) -> list[Event]:
-        events: list[Event] = []
-        while len(events) < MAX_SESSION_EVENTS:
-            page = self._log.list_events(session_id, after=events[-1].seq if events else 0, limit=PAGE)
-            events.extend(page)
-            if len(page) < PAGE:
-                break
-        return events
-
-    def _ranked_session(self, request: ContextRequest) -> tuple[list[Event], SessionRanking]:
-        events = self._session_events(request.session_id)
-        return events, rank_session(events, request.query)
+    def _ranked_session(self, request: ContextRequest) -> tuple[SessionWindow, SessionRanking]:
+        window = self.windows.read(request.session_id)
+        return window, rank_session(window.events, request.query)
 
     def _read_blob(self, event: Event) -> str:
         resolved = self._episodic.resolve_blob(event).content
@@ -77,19 +79,26 @@ class ContextService:
             candidates += found
             if not found and not index.current(request.subject_id) and not (session and session.result()[0]):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
-        events, ranking = session.result() if session is not None else ([], None)
+        window, ranking = session.result() if session is not None else (None, None)
+        events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:
             raise NotFoundError(
                 f"session {request.session_id} belongs to another subject", field="session_id"
             )
-        if ranking is not None:
+        if window is not None and ranking is not None:
             found, gone = episodic_candidates(
-                events, ranking, beliefs, read_blob=self._read_blob, budget=request.budget_tokens
+                window.events, ranking, beliefs, read_blob=self._read_blob, budget=request.budget_tokens
             )
             candidates += found
             dropped += gone
             if not events:
                 notes.append(f"session {request.session_id} has no events yet")
+            elif window.outside:
+                notes.append(
+                    f"episodic: ranked the newest {len(events):,} events"
+                    f" (#{window.first_seq}-#{window.last_seq}); {window.outside:,} older ones"
+                    f" (#1-#{window.first_seq - 1}) lay outside the window"
+                )
         skills = "skills" in request.include and self._skills is not None
         if skills:
             assert self._skills is not None
@@ -134,6 +143,7 @@ class ContextService:
             used_tokens=packed.tokens,
             encoding=request.encoding,
             log_watermark_seq=events[-1].seq if events else 0,
+            episodic_window=episodic_window(window) if window is not None else None,
             belief_generation=generation,
             belief_versions={
                 str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
@@ -149,3 +159,14 @@ class ContextService:
             notes=notes,
         )
         return ContextResponse(markdown=packed.markdown, items=items, trace=trace)
+
+
+def episodic_window(window: SessionWindow) -> EpisodicWindow:
+    return EpisodicWindow(
+        size=window.size,
+        ranked=len(window.events),
+        first_seq=window.first_seq or None,
+        last_seq=window.last_seq or None,
+        outside=window.outside,
+        outside_seqs=(1, window.first_seq - 1) if window.outside else None,
+    )

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
+from collections import defaultdict
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 from agentmem.model.events import Event
 
@@ -43,32 +48,53 @@ def shingle_set(w: list[str]) -> set[tuple[str, ...]]:
 
 
 class NearDuplicates:
-    """Texts kept so far, indexed by shingle: a new text is compared only with the kept texts it
-    shares shingles with, not with every one (pairwise comparison made a 1,000-event read slow)."""
+    """Texts kept so far, indexed by the prefix of their shingles: a new text is compared only
+    with the kept texts that could reach the threshold, not with every one.
 
-    def __init__(self, threshold: float = 0.9) -> None:
+    Prefix filtering (Chaudhuri et al., 2006; Bayardo et al., 2007): with every set sorted in one
+    global order, two sets of Jaccard similarity >= t share an element among the first
+    `n - ceil(t * n) + 1` of each. Indexing only those prefixes finds every true near-duplicate,
+    and the exact Jaccard then decides, so the answer is the one an all-pairs comparison gives;
+    indexing every shingle made the texts of one template (which share most shingles) compare
+    with nearly all the others."""
+
+    def __init__(
+        self, threshold: float = 0.9, *, frequency: Mapping[tuple[str, ...], int] | None = None
+    ) -> None:
         self._threshold = threshold
-        self._sizes: dict[int, int] = {}
+        # The global order, as one distinct int per shingle: rarest first when frequencies are
+        # known (a rare prefix shingle is shared by few texts, so few need the exact check), a
+        # shingle never counted before all of them. Any fixed total order gives the same answers;
+        # ints keep the sort key a C-level dict lookup.
+        self._order: defaultdict[tuple[str, ...], int] = defaultdict(
+            itertools.count().__next__,
+            {s: ((n + 1) << 32) | i for i, (s, n) in enumerate((frequency or {}).items())},
+        )
+        self._kept: dict[int, AbstractSet[tuple[str, ...]]] = {}
         self._holders: dict[tuple[str, ...], list[int]] = {}
+        self._empty: int | None = None
 
-    def add(self, key: int, shingles: set[tuple[str, ...]]) -> int | None:
-        """The key of a kept near-duplicate of `shingles`, or None after keeping it under `key`."""
+    def _prefix(self, shingles: AbstractSet[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        # The tolerance only lengthens the prefix, which is always safe.
+        overlap = math.ceil(self._threshold * len(shingles) - 1e-9)
+        return sorted(shingles, key=self._order.__getitem__)[: len(shingles) - overlap + 1]
+
+    def add(self, key: int, shingles: AbstractSet[tuple[str, ...]]) -> int | None:
+        """The smallest key of a kept near-duplicate of `shingles`, or None after keeping it
+        under `key`."""
         if not shingles:  # a text with no words duplicates another text with no words
-            empty = next((k for k, size in self._sizes.items() if size == 0), None)
-            if empty is None:
-                self._keep(key, shingles)
-            return empty
-        shared: dict[int, int] = {}
-        for shingle in shingles:
-            for other in self._holders.get(shingle, ()):
-                shared[other] = shared.get(other, 0) + 1
-        for other, common in sorted(shared.items()):
-            if common / (len(shingles) + self._sizes[other] - common) >= self._threshold:
+            if self._empty is None:
+                self._empty = key
+                return None
+            return self._empty
+        prefix = self._prefix(shingles)
+        candidates = {other for shingle in prefix for other in self._holders.get(shingle, ())}
+        for other in sorted(candidates):
+            theirs = self._kept[other]
+            common = len(shingles & theirs)
+            if common / (len(shingles) + len(theirs) - common) >= self._threshold:
                 return other
-        self._keep(key, shingles)
-        return None
-
-    def _keep(self, key: int, shingles: set[tuple[str, ...]]) -> None:
-        self._sizes[key] = len(shingles)
-        for shingle in shingles:
+        self._kept[key] = shingles
+        for shingle in prefix:
             self._holders.setdefault(shingle, []).append(key)
+        return None

@@ -29,9 +29,21 @@ class BeliefSearchResponse(BaseModel):
     items: list[BeliefHit]
 
 
+class ConsistencySample(BaseModel):
+    """A bounded reconciliation of the log against the beliefs (see `agentmem verify`)."""
+
+    chains_checked: int
+    citations_checked: int = Field(description="Statements cited by beliefs, each looked up in the log.")
+    facts_checked: int = Field(description="Facts those events state, each looked for in its chain.")
+    divergences: int
+
+
 class DeepHealth(BaseModel):
     status: str = Field(description="ok, or failing with the reasons listed.")
     embedder: str
     generation: int
     subjects_checked: int
     problems: list[str]
+    consistency: ConsistencySample | None = Field(
+        default=None, description="The log checked against a sample of beliefs; None when not run."
+    )

@@ -90,7 +90,9 @@ class Belief(BaseModel):
     subject_id: str
     key: str
     member: str = ""
-    doc_id: str = Field(description="The bare key (plus member) when current; `<id>__v<N>` when archived.")
+    doc_id: str = Field(
+        description="The bare key (`key` or `key#member`) when current; `<that>@v<N>` when archived."
+    )
     text: str = Field(description="The fact sentence: self-contained, and the only field embedded.")
     value: str
     version: int
@@ -124,5 +126,20 @@ def member_id(value: str) -> str:
     return "-".join(normalise_value(value).replace(".", " ").split())[:128] or "member"
 
 
+# Neither a fact key ([a-z0-9_]) nor a member (an Identifier, [A-Za-z0-9._:-], or `member_id`'s
+# [a-z0-9%$-]) can hold `#` or `@`, so `key#member` names one chain and `<id>@v<N>` one archived
+# version of it: no key, however it is spelled, can take an archived version's identity.
+MEMBER_MARK, ARCHIVE_MARK = "#", "@"
+
+
 def belief_id(key: str, member: str) -> str:
-    return f"{key}#{member}" if member else key
+    """The doc id of a chain's current version. Refuses a key or member holding a separator:
+    with one, a chain could take another chain's (or an archived version's) identity."""
+    if any(mark in part for part in (key, member) for mark in (MEMBER_MARK, ARCHIVE_MARK)):
+        raise ValueError(f"fact key {key!r} / member {member!r} holds a reserved character (# or @)")
+    return f"{key}{MEMBER_MARK}{member}" if member else key
+
+
+def archived_id(key: str, member: str, version: int) -> str:
+    """The doc id of an archived version: disjoint from every current doc id (see ARCHIVE_MARK)."""
+    return f"{belief_id(key, member)}{ARCHIVE_MARK}v{version}"

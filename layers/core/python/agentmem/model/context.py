@@ -40,11 +40,28 @@ class DroppedItem(BaseModel):
     reason: str
 
 
+class EpisodicWindow(BaseModel):
+    """Which of the session's events the read ranked: the newest `size` at most, so read latency
+    never grows with the session; what lay outside is counted, never silently left out."""
+
+    size: int = Field(description="The most events one read ranks: the session's newest.")
+    ranked: int = Field(description="Events in the window this read.")
+    first_seq: int | None = Field(description="Oldest seq in the window (None: no events).")
+    last_seq: int | None = Field(description="Newest seq in the window.")
+    outside: int = Field(description="Older events of the session, not ranked by this read.")
+    outside_seqs: tuple[int, int] | None = Field(
+        description="Their seq range [first, last], inclusive, or None when nothing lay outside."
+    )
+
+
 class ContextTrace(BaseModel):
     budget_tokens: int
     used_tokens: int
     encoding: str
     log_watermark_seq: int = Field(description="The last seq of this session that the read saw.")
+    episodic_window: EpisodicWindow | None = Field(
+        default=None, description="The session events the read ranked; None when episodic was not asked for."
+    )
     belief_generation: int | None
     belief_versions: dict[str, int] = Field(description="doc_id -> version of every belief used.")
     tokens_by_source: dict[str, int]

@@ -11,6 +11,7 @@ from agentmem.model.beliefs import (
     PriorValue,
     Provenance,
     Verdict,
+    archived_id,
     belief_id,
     normalise_value,
 )
@@ -75,7 +76,7 @@ def step(chain: list[Belief], obs: Observation, decide: Decide) -> tuple[list[Be
     archived = current.model_copy(
         update={
             "current": False,
-            "doc_id": f"{base_id}__v{current.version}",
+            "doc_id": archived_id(obs.key, obs.member, current.version),
             "valid_to": obs.stated_at,
             "provenance": own or current.provenance,
         }

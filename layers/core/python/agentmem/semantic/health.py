@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
 import threading
 import weakref
 
 from agentmem.errors import VersionConflictError
-from agentmem.model.api_beliefs import DeepHealth
+from agentmem.model.api_beliefs import ConsistencySample, DeepHealth
 from agentmem.model.beliefs import Observation, Verdict
+from agentmem.ports import EventLog
 from agentmem.semantic.fold import step
 from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.service import SemanticService
+from agentmem.semantic.verify import Extract, sample
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +34,7 @@ PROBE_QUERY = "Which shade does it like best?"
 PROBE_EXPECTED = "favourite_colour"
 PROBE_MISSING = "paraphrase probe not seeded yet: the projector seeds it when it starts"
 MAX_SUBJECTS = 200
+MAX_DIVERGENCES_LISTED = 10
 
 # Index objects already seeded by this process: the stores cache one object per generation, so a
 # worker that drains every 0.2 s checks the probe once, not on every round.
@@ -75,8 +79,15 @@ def prepare_for_writes(semantic: SemanticService) -> None:
     seed_probe(semantic)
 
 
-def deep_health(semantic: SemanticService) -> DeepHealth:
-    """Read-only: a probe that is not seeded yet is a problem to report, never something to fix."""
+def deep_health(
+    semantic: SemanticService,
+    log: EventLog | None = None,
+    *,
+    extract: Extract | None = None,
+    rng: random.Random | None = None,
+) -> DeepHealth:
+    """Read-only: a probe that is not seeded yet is a problem to report, never something to fix.
+    With `log`, a bounded sample of beliefs is also reconciled with the log (`verify.sample`)."""
     index = semantic.store.active()
     problems: list[str] = []
     subjects = [s for s in index.subjects() if s != PROBE_SUBJECT][:MAX_SUBJECTS]
@@ -94,10 +105,33 @@ def deep_health(semantic: SemanticService) -> DeepHealth:
             problems.append("paraphrase probe: vector search returned nothing")
         elif hits[0].belief.key != PROBE_EXPECTED:
             problems.append(f"paraphrase probe: expected {PROBE_EXPECTED}, got {hits[0].belief.key}")
+    consistency = None
+    if log is not None:
+        report = sample(
+            index,
+            log,
+            fact_types=semantic.fact_types,
+            extract=extract,
+            skip_subjects={PROBE_SUBJECT},
+            rng=rng,
+        )
+        consistency = ConsistencySample(
+            chains_checked=report.chains_checked,
+            citations_checked=report.citations_checked,
+            facts_checked=report.facts_checked,
+            divergences=len(report.divergences),
+        )
+        for d in report.divergences[:MAX_DIVERGENCES_LISTED]:
+            problems.append(
+                f"{d.kind}: {d.subject_id}/{d.key}{'#' + d.member if d.member else ''}: {d.detail}"
+            )
+        if len(report.divergences) > MAX_DIVERGENCES_LISTED:
+            problems.append(f"... and {len(report.divergences) - MAX_DIVERGENCES_LISTED} more divergences")
     return DeepHealth(
         status="failing" if problems else "ok",
         embedder=semantic.embedder.model_id,
         generation=index.generation,
         subjects_checked=len(subjects),
         problems=problems,
+        consistency=consistency,
     )

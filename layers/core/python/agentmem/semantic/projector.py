@@ -43,6 +43,30 @@ def order_key(event: Event) -> str:
     return f"{event.created_at}|{event.session_id}|{event.seq:012d}"
 
 
+def observation_of(event: Event, fact: FactInput, fact_types: FactTypeCatalog) -> Observation | None:
+    """The statement `fact` makes as `event` states it, keyed as the projector folds it; None
+    for a key the tenant refuses. Shared with verification, which must key facts the same way."""
+    fact_type = fact_types.get(fact.key)
+    if fact_type is None:
+        return None
+    value = fact.value or fact.text
+    member = ""
+    if fact_type.cardinality is Cardinality.SET:
+        member = fact.member or member_id(value)
+    return Observation(
+        subject_id=event.subject_id,
+        key=fact.key,
+        member=member,
+        text=fact.text,
+        value=value,
+        order=order_key(event),
+        event_id=event.event_id,
+        session_id=event.session_id,
+        seq=event.seq,
+        stated_at=event.created_at,
+    )
+
+
 class Projector:
     def __init__(self, index: BeliefIndex, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
         self._index = index
@@ -86,26 +110,10 @@ class Projector:
         return cached if cached is not None else self._embedder.embed([text])[0]
 
     def _observation(self, event: Event, fact: FactInput) -> Observation | None:
-        fact_type = self._fact_types.get(fact.key)
-        if fact_type is None:
+        obs = observation_of(event, fact, self._fact_types)
+        if obs is None:
             logger.warning("undeclared fact key refused", extra={"key": fact.key, "event_id": event.event_id})
-            return None
-        value = fact.value or fact.text
-        member = ""
-        if fact_type.cardinality is Cardinality.SET:
-            member = fact.member or member_id(value)
-        return Observation(
-            subject_id=event.subject_id,
-            key=fact.key,
-            member=member,
-            text=fact.text,
-            value=value,
-            order=order_key(event),
-            event_id=event.event_id,
-            session_id=event.session_id,
-            seq=event.seq,
-            stated_at=event.created_at,
-        )
+        return obs
 
     def _apply(self, obs: Observation) -> Applied:
         fact_type = self._fact_types.get(obs.key)

@@ -27,25 +27,41 @@ def replay(
     *,
     subject_id: str | None = None,
     copy_other_subjects: Callable[[int, int, str], None] | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> ReplayResult:
     """Readers keep the old generation until the new one holds the whole log; `activate` is atomic.
 
-    With `subject_id`, only that subject is rebuilt from the log: the others are copied from the
-    active generation, and the new generation resumes from the old one's checkpoint, so events
-    the old one had not reached yet are projected after the switch (projection is idempotent)."""
+    With `subject_id`, only that subject is rebuilt from the log and the others are copied from
+    the active generation. The copy is exact: the old generation's checkpoint is read before the
+    copy (the worker saves it only after projecting, so the copy holds at least every event up to
+    it), and the new generation then catches up on every subject from that watermark before the
+    switch. Whatever was projected into the old generation meanwhile is projected again, which
+    changes nothing (projection is idempotent); nothing acknowledged is left behind.
+
+    `on_phase` is called with "copied" (single subject only), "rebuilt" and "caught_up", the
+    last just before readers switch: tests interleave writers and the worker there."""
+    phase = on_phase or (lambda _: None)
     semantic.store.ensure_ready()  # on a new deployment, generation 1 is the previous one
     previous = semantic.store.active().generation
     fresh = semantic.store.new_generation()
-    if subject_id is not None:
+    if subject_id is None:
+        read = drain(tail, semantic, checkpoints, fresh)
+        phase("rebuilt")
+    else:
         if copy_other_subjects is None:
             raise ValueError("a single-subject replay needs a way to copy the other subjects")
+        watermark = checkpoints.load(checkpoint_name(previous))
         copy_other_subjects(previous, fresh.generation, subject_id)
+        checkpoints.save(checkpoint_name(fresh.generation), watermark)
+        phase("copied")
         read = drain(tail, semantic, checkpoints, fresh, only_subject=subject_id)
-        checkpoints.save(checkpoint_name(fresh.generation), checkpoints.load(checkpoint_name(previous)))
-        semantic.store.activate(fresh.generation)
-        return ReplayResult(generation=fresh.generation, previous_generation=previous, events_read=read)
-    read = drain(tail, semantic, checkpoints, fresh)
+        phase("rebuilt")
+        read += drain(tail, semantic, checkpoints, fresh)  # every subject, from the copy's watermark
+    phase("caught_up")
     semantic.store.activate(fresh.generation)
-    read += drain(tail, semantic, checkpoints, fresh)  # events appended while it was building
-    logger.info("replay activated", extra={"generation": fresh.generation, "events": read})
+    # Events appended since the last read; after this the worker continues from the same checkpoint.
+    read += drain(tail, semantic, checkpoints, fresh)
+    logger.info(
+        "replay activated", extra={"generation": fresh.generation, "events": read, "subject_id": subject_id}
+    )
     return ReplayResult(generation=fresh.generation, previous_generation=previous, events_read=read)

@@ -236,6 +236,35 @@ class DynamoDbEventLog:
             query["ExclusiveStartKey"] = start
         return events[:limit]
 
+    def recent_events(self, session_id: str, *, before: int | None = None, limit: int = 100) -> list[Event]:
+        upper = MAX_SEQ if before is None else min(before - 1, MAX_SEQ)
+        if limit <= 0 or upper < 1:
+            return []
+        query: QueryInputTypeDef = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lo AND :hi",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": self._pk(session_id)},
+                ":lo": {"S": event_sk(1)},
+                ":hi": {"S": event_sk(upper)},
+            },
+            "ConsistentRead": True,
+            "ScanIndexForward": False,  # newest first: the sort key is the zero-padded seq
+        }
+        events: list[Event] = []
+        while len(events) < limit:
+            query["Limit"] = limit - len(events)
+            try:
+                page = self._client.query(**query)
+            except (ClientError, BotoCoreError) as exc:
+                raise translate_client_error(exc, "list recent events") from exc
+            events.extend(item_to_event(item) for item in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if start is None:
+                break
+            query["ExclusiveStartKey"] = start
+        return events[:limit]
+
     def last_seq(self, session_id: str) -> int:
         return self._head(self._pk(session_id))
 

@@ -157,11 +157,6 @@ def document_id(*parts: str) -> str:
     return "sha256-" + hashlib.sha256(text.encode()).hexdigest()
 
 
-def archived_id(chain_id: str, version: int) -> str:
-    text = f"{chain_id}__v{version}"
-    return document_id(text) if len(text.encode()) > MAX_ID_BYTES else text
-
-
 @dataclass(frozen=True)
 class ChainRef:
     """Which chain: one per (tenant, subject, key, member)."""
@@ -174,6 +169,11 @@ class ChainRef:
     @property
     def id(self) -> str:
         return document_id(self.tenant_id, self.subject_id, self.key, self.member)
+
+    def archived_id(self, version: int) -> str:
+        """One more `|`-joined part than any chain id, so no chain (whatever its key or member
+        spells) can share an archived version's _id; a `__v<N>` suffix on the member could."""
+        return document_id(self.tenant_id, self.subject_id, self.key, self.member, f"v{version}")
 
     def belief_doc(self, belief: Belief, kind: str) -> Body:
         return {
@@ -197,12 +197,12 @@ class ChainRef:
         return doc
 
     def archive_actions(self, index: str, chain: list[Belief], chain_version: int) -> list[Body]:
-        """Bulk actions that copy each past version to `<chain id>__v<N>`. external_gte with the
+        """Bulk actions that copy each past version to `<chain id>|v<N>`. external_gte with the
         chain document's _version: a slow writer of an older chain loses (409) to a newer one, and
         rewriting the same chain is a no-op."""
         actions: list[Body] = []
         for belief in chain[:-1]:
-            meta = {"_index": index, "_id": archived_id(self.id, belief.version)}
+            meta = {"_index": index, "_id": self.archived_id(belief.version)}
             actions.append({"index": meta | {"version": chain_version, "version_type": "external_gte"}})
             actions.append(self.belief_doc(belief, "archived"))
         return actions

@@ -54,6 +54,18 @@ CREATE TABLE IF NOT EXISTS subject_revisions_g{g} (
 """
 
 
+# Archived versions were `<id>__v<N>` before schema version 1, a spelling a fact key can take
+# (`risk_tolerance__v1`), so they shared one primary key space with current beliefs; they move to
+# `<id>@v<N>` (see model.beliefs.ARCHIVE_MARK). A row a collision already overwrote is lost to
+# this generation: `agentmem replay` rebuilds it from the log.
+NEW_ARCHIVED_ID = "(CASE WHEN member = '' THEN key ELSE key || '#' || member END || '@v' || version)"
+ARCHIVED_IDS = (
+    "UPDATE beliefs_g{g} SET doc_id = " + NEW_ARCHIVED_ID + ","
+    " body = json_set(body, '$.doc_id', " + NEW_ARCHIVED_ID + ")"
+    " WHERE current = 0 AND instr(doc_id, '@') = 0"
+)
+
+
 class SqliteBeliefIndex:
     def __init__(self, db: SqliteDatabase, tenant_id: str, generation: int) -> None:
         self._db = db
@@ -61,7 +73,11 @@ class SqliteBeliefIndex:
         self.generation = generation
         self._g = int(generation)
         db.apply_schema(GENERATION_SCHEMA.format(g=self._g))
+        db.migrate(f"beliefs_g{self._g}", [self._disjoint_archived_ids])
         self._vectors = SubjectVectors(db, tenant_id, self._g)
+
+    def _disjoint_archived_ids(self, conn: sqlite3.Connection) -> None:
+        conn.execute(ARCHIVED_IDS.format(g=self._g))
 
     def _sql(self, statement: str) -> str:
         return statement.format(g=self._g)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -72,6 +72,29 @@ class SqliteDatabase:
                     statement = ""
             if statement.strip(" \n;"):
                 conn.execute(statement)
+
+    def migrate(self, component: str, steps: Sequence[Callable[[sqlite3.Connection], None]]) -> None:
+        """Bring `component` to version `len(steps)`: run, in order, the steps a database made by
+        an earlier version has not had yet, each in one transaction with its version stamp, so a
+        crash leaves either the old or the new version, never half of one. Idempotent."""
+        with self.write() as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_versions"
+                " (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+            )
+        for version, step in enumerate(steps, start=1):
+            with self.write() as conn:
+                row = conn.execute(
+                    "SELECT version FROM schema_versions WHERE component=?", (component,)
+                ).fetchone()
+                if row is not None and row[0] >= version:
+                    continue
+                step(conn)
+                conn.execute(
+                    "INSERT INTO schema_versions VALUES (?, ?)"
+                    " ON CONFLICT DO UPDATE SET version=excluded.version",
+                    (component, version),
+                )
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -136,6 +136,16 @@ class SqliteEventLog:
         rows = self._db.connection().execute(sql, params).fetchall()
         return [row_to_event(row) for row in rows]
 
+    def recent_events(self, session_id: str, *, before: int | None = None, limit: int = 100) -> list[Event]:
+        if limit <= 0:
+            return []
+        rows = self._db.connection().execute(
+            f"SELECT {COLUMNS} FROM events WHERE tenant_id=? AND session_id=? AND seq<?"
+            " ORDER BY seq DESC LIMIT ?",
+            (self._tenant, session_id, before if before is not None else 2**62, limit),
+        )
+        return [row_to_event(row) for row in rows]
+
     def last_seq(self, session_id: str) -> int:
         (last,) = (
             self._db.connection()

@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from agentmem.bootstrap import Services
 from agentmem.model.api_beliefs import DeepHealth
 from agentmem.semantic.health import deep_health
+from agentmem.semantic_wiring import reproducible_extraction
 
 
 def health_router(services: Services) -> APIGatewayRouter:
@@ -15,7 +16,8 @@ def health_router(services: Services) -> APIGatewayRouter:
 
     @router.get(
         "/v1/health/deep",
-        summary="Vector index populated and a paraphrase probe retrieves the right belief",
+        summary="Vector index populated, a paraphrase probe retrieves the right belief, and a sample"
+        " of beliefs agrees with the log",
         responses={
             200: {"description": "Healthy.", "content": {"application/json": {"model": DeepHealth}}},
             503: {
@@ -26,7 +28,8 @@ def health_router(services: Services) -> APIGatewayRouter:
         tags=["ops"],
     )
     def health_deep() -> Response[DeepHealth]:
-        report = deep_health(services.semantic)
+        semantic = services.semantic
+        report = deep_health(semantic, services.event_log, extract=reproducible_extraction(semantic))
         status = 200 if report.status == "ok" else 503
         return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=report)
 
