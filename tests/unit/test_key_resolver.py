@@ -70,7 +70,8 @@ def projector(index: BeliefIndex, *, declared: Sequence[FactType] = DEFAULT_FACT
 
 def said(n: int, text: str, *, session: str = "s1", facts: list[FactInput] | None = None) -> Event:
     return Event(
-        event_id=f"ev{n}", session_id=session, seq=n, subject_id="priya", round=0, agent="user", kind="message",
+        event_id=f"ev{n}", session_id=session, seq=n, subject_id="priya", round=0, agent="user",
+        kind="message",
         media_type="text/plain", content=text, created_at=f"2026-01-01T00:00:{n:02d}.000Z", facts=facts,
     )  # fmt: skip
 
