@@ -36,7 +36,7 @@ from agentmem.semantic.ports import LLM, BeliefIndex
 logger = logging.getLogger(__name__)
 
 SHORTLIST = 5  # candidates the LLM port is asked about, best by cosine first
-MIN_SCORE = 0.2  # below this a key is not even a candidate
+MIN_SCORE = 0.1  # low on purpose: MiniLM scores key synonyms low (company ~ employer: 0.16)
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ class KeyResolver:
             value=fact.value or fact.text,
             cardinality=proposed.cardinality,
         )
-        shortlist = self._shortlist(proposal, self._candidates(known))
+        shortlist = self.shortlist(proposal, self._candidates(known))
         choice = (
             self._llm.resolve_key(proposal, shortlist)
             if shortlist
@@ -161,7 +161,8 @@ class KeyResolver:
         ]  # fmt: skip
         return candidates
 
-    def _shortlist(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> list[KeyCandidate]:
+    def shortlist(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> list[KeyCandidate]:
+        """The candidates at least MIN_SCORE alike by embedding, best first, at most SHORTLIST."""
         if not candidates:
             return []
         mine = _describe(proposal.key, proposal.description, proposal.text)
