@@ -18,6 +18,7 @@ from agentmem.adapters.local.rules.found import Context, Found, key_of
 from agentmem.adapters.local.rules.lexicon import (
     DISCOURSE_NOUNS,
     KEY_MODIFIERS,
+    PREPOSITIONS,
     PRONOUNS,
     RELATION_NOUNS,
     words,
@@ -29,6 +30,7 @@ COPULA = r"\s+(?P<verb>is|are|has\s+changed\s+to|changed\s+to|has\s+become)\s+"
 VERBS = words(
     "is are was were has have had do does did said says think thinks told know feel guess will would"
 )
+OWN_PREPOSITIONS = PREPOSITIONS - {"of"}  # "place of residence" is an attribute, "goal for today" not
 LINE = re.compile(
     r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>[A-Za-z][\w -]{0,60}?)[ \t]*[:=][ \t]*(?P<value>[^\n]+?)"
     r"(?=[.!?;](?:\s|\Z)|\n|\Z)",
@@ -58,8 +60,8 @@ def find(ctx: Context, sentence: str, states: Any) -> Iterator[Found]:
 def _attribute(ctx: Context, m: re.Match[str], rest: str, *, pronoun: bool) -> Iterator[Found]:
     attr = m.group("attr")
     words = [w for w in attr.casefold().split() if w not in KEY_MODIFIERS]
-    if not words or "'" in attr or any(w in VERBS or w in PRONOUNS for w in words):
-        return  # "my sister's name": someone else's; "my mom said the city": no attribute
+    if not words or "'" in attr or any(w in VERBS or w in PRONOUNS or w in OWN_PREPOSITIONS for w in words):
+        return  # "my sister's name": someone else's; "my mom said the city", "my goal for today": none
     if words[-1] in DISCOURSE_NOUNS:
         return
     value = values.trim(values.clause(rest))

@@ -47,9 +47,11 @@ CHANGE = r"(?P<verb>started|stopped|quit|gave up|took up)\s+"
 SHAPES = (
     Shape(
         (rf"{PERFECT1}{ADV}\s+(?:live|reside|moved|relocated)\s+(?:in|to)\s+",
-         rf"{BE1}{ADV}\s+(?:living|based|staying)\s+in\s+"),
+         rf"{BE1}{ADV}\s+(?:living|based|staying)\s+in\s+",
+         rf"(?:'ve|\s+have){ADV}\s+(?:been\s+living|lived)\s+in\s+"),
         (rf"{PERFECT3}{ADV}\s+(?:lives|resides|moved|relocated)\s+(?:in|to)\s+",
-         rf"{BE3}{ADV}\s+(?:living|based|staying)\s+in\s+"),
+         rf"{BE3}{ADV}\s+(?:living|based|staying)\s+in\s+",
+         rf"\s+has{ADV}\s+(?:been\s+living|lived)\s+in\s+"),
         readers.residence,
     ),
     Shape(
@@ -60,8 +62,8 @@ SHAPES = (
         readers.employer,
     ),
     Shape(
-        (rf"{ADV}\s+(?:work|(?:'m|\s+am)\s+working)\s+as\s+", rf"{BE1}\s+employed\s+as\s+"),
-        (rf"{ADV}\s+(?:works|is\s+working)\s+as\s+", rf"{BE3}\s+employed\s+as\s+"),
+        (rf"{ADV}\s+(?:work|(?:'m|\s+am)\s+working)\s+as\s+", rf"{BE1}{ADV}\s+employed\s+as\s+"),
+        (rf"{ADV}\s+(?:works|is\s+working)\s+as\s+", rf"{BE3}{ADV}\s+employed\s+as\s+"),
         readers.occupation,
     ),
     Shape(

@@ -14,6 +14,7 @@ from agentmem.adapters.local.rules.lexicon import (
 
 MAX_VALUE_CHARS = 200
 MAX_VALUE_WORDS = 12
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've"})
 SUBJECT_START = r"(?:i|i'm|i've|i'd|my|she|he|they|we|her|his|their|our|it|the client|the user)\b"
 # A clause ends at sentence punctuation followed by a space, a line break, a comma, a dash, an
 # opening bracket, a conjunction that starts a new clause, or "and"/"but" before a new subject.
@@ -70,8 +71,8 @@ def is_value(value: str) -> bool:
     """False for what names nothing: a pronoun or a clause, a bare evaluation ("beautiful", "very
     busy"), a negation (which states no new value), a prepositional phrase, or a whole clause."""
     tokens = [w.strip(".,!?;:") for w in value.casefold().split()]
-    if not tokens or len(tokens) > MAX_VALUE_WORDS:
-        return False
+    if not tokens or len(tokens) > MAX_VALUE_WORDS or any(t in SECOND_PERSON for t in tokens):
+        return False  # "your service": about whoever is addressed, not the subject
     first = tokens[0]
     if first in PRONOUNS or first in NEGATORS or first in PREPOSITIONS or first in {"to", "that"}:
         return first == "to" and len(tokens) > 1 and tokens[1] not in {"be", "do", "say", "think", "know"}

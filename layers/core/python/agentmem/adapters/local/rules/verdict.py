@@ -115,7 +115,9 @@ def read(value: str, ignore: frozenset[str], *, zero_counts: bool = False) -> Re
         if token.startswith("@"):
             core.add(token)  # a concept a phrase was rewritten to
         elif not (token in FILLER or token in COMPANY_SUFFIXES or stemmed in ignore):
-            core.add(CONCEPT_STEMS.get(stemmed) or SYNONYM_STEMS.get(stemmed) or stemmed)
+            canonical = CONCEPT_STEMS.get(stemmed) or SYNONYM_STEMS.get(stemmed) or stemmed
+            if canonical not in ignore:
+                core.add(canonical)
     return Reading(frozenset(core), sign, strength, figures, initials)
 
 
@@ -139,6 +141,7 @@ def decide(
     this key's values (the key's own words, the subject's name)."""
     if normalise(old_value) == normalise(new_value):
         return Verdict.SAME
+    ignore = ignore | {SYNONYM_STEMS.get(word, word) for word in ignore}  # "kids" ignores "children"
     counts = _counts(old_value) or _counts(new_value)
     old, new = read(old_value, ignore, zero_counts=counts), read(new_value, ignore, zero_counts=counts)
     if _contradicts(old, new):

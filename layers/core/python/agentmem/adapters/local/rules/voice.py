@@ -20,6 +20,7 @@ LABEL = re.compile(
     r"(?:\*\*|__)?[ \t]*"
 )
 TOKEN = re.compile(r"[-_.:\s]+")
+BARE_IM = re.compile(r"\b([Ii])m\b")  # "Im based in Berlin": chat without the apostrophe
 MESSAGE_TEXT_FIELDS = ("content", "text", "message")
 MESSAGE_ROLE_FIELDS = ("role", "speaker", "author", "from")
 
@@ -109,4 +110,4 @@ def _transcript(text: str, voice: bool, subject_id: str) -> list[Passage]:
             lines.append(line)
     if lines:
         out.append(Passage("\n".join(lines), voice))
-    return out
+    return [Passage(BARE_IM.sub(r"\1'm", p.text), True) if p.first_person else p for p in out]
