@@ -193,3 +193,14 @@ def test_extraction_proposes_its_cardinality_and_a_description() -> None:
     assert isinstance(fact, ExtractedFact)
     assert (fact.key, fact.member, fact.cardinality) == ("preference", "sushi", Cardinality.SET)
     assert fact.description
+
+
+def test_an_explicit_fact_under_a_key_the_subject_has_as_a_set_joins_the_set(
+    store: SqliteBeliefStore,
+) -> None:
+    index = store.active()
+    p = projector(index)
+    p.project(said(1, "I like sushi."))
+    fact = FactInput(key="preference", text="Priya likes jazz.", value="likes jazz", member="jazz")
+    p.project(said(2, "noted", facts=[fact]))
+    assert sorted(b.member for b in index.current("priya", "preference")) == ["jazz", "sushi"]

@@ -63,6 +63,7 @@ class KeyBook:
     def __init__(self, index: BeliefIndex) -> None:
         self._index = index
         self._loaded: dict[str, dict[str, KnownKey]] = {}
+        self._keys: dict[tuple[str, str], KnownKey | None] = {}
         self._pending: dict[str, list[Observation]] = {}
 
     def note(self, obs: Observation) -> None:
@@ -71,20 +72,33 @@ class KeyBook:
     def before(self, subject_id: str, order: str) -> dict[str, KnownKey]:
         """The subject's keys first stated before `order`."""
         if subject_id not in self._loaded:
-            self._loaded[subject_id] = self._load(subject_id)
-        known = dict(self._loaded[subject_id])
+            members = {(b.key, b.member) for b in self._index.current(subject_id)}
+            self._loaded[subject_id] = self._first(subject_id, members)
+        return self._with_pending(subject_id, self._loaded[subject_id], order)
+
+    def key_before(self, subject_id: str, key: str, order: str) -> KnownKey | None:
+        """One key of the subject, if first stated before `order`: reads that key alone."""
+        if subject_id in self._loaded:
+            return self.before(subject_id, order).get(key)
+        if (subject_id, key) not in self._keys:
+            members = {(b.key, b.member) for b in self._index.current(subject_id, key)}
+            self._keys[subject_id, key] = self._first(subject_id, members).get(key)
+        held = self._keys[subject_id, key]
+        return self._with_pending(subject_id, {key: held} if held else {}, order).get(key)
+
+    def _first(self, subject_id: str, members: set[tuple[str, str]]) -> dict[str, KnownKey]:
+        known: dict[str, KnownKey] = {}
+        for key, member in sorted(members):
+            observations = self._index.observations(subject_id, key, member)
+            if observations:
+                _keep_first(known, _known(min(observations, key=lambda o: (o.order, o.event_id))))
+        return known
+
+    def _with_pending(self, subject_id: str, loaded: dict[str, KnownKey], order: str) -> dict[str, KnownKey]:
+        known = dict(loaded)
         for obs in self._pending.get(subject_id, []):
             _keep_first(known, _known(obs))
         return {key: k for key, k in known.items() if k.first_order < order}
-
-    def _load(self, subject_id: str) -> dict[str, KnownKey]:
-        known: dict[str, KnownKey] = {}
-        for key, member in sorted({(b.key, b.member) for b in self._index.current(subject_id)}):
-            observations = self._index.observations(subject_id, key, member)
-            if observations:
-                first = min(observations, key=lambda o: (o.order, o.event_id))
-                _keep_first(known, _known(first))
-        return known
 
 
 def _known(obs: Observation) -> KnownKey:
@@ -113,9 +127,9 @@ class KeyResolver:
         declared = self._fact_types.declared_type(fact.key)
         if declared is not None:
             return Resolution(declared.key, declared.cardinality)
-        known = book.before(subject_id, order)
         if explicit:
-            return self._explicit(fact, known)
+            return self._explicit(fact, book.key_before(subject_id, fact.key, order))
+        known = book.before(subject_id, order)
         proposed = fact if isinstance(fact, ExtractedFact) else ExtractedFact(**fact.model_dump())
         if fact.key in known:
             return Resolution(
@@ -141,10 +155,10 @@ class KeyResolver:
             return None
         return Resolution(fact.key, proposed.cardinality, fact.key, choice.reason)
 
-    def _explicit(self, fact: FactInput, known: dict[str, KnownKey]) -> Resolution | None:
+    def _explicit(self, fact: FactInput, known: KnownKey | None) -> Resolution | None:
         """An agent's own undeclared key, single-valued unless the subject has it as a set."""
-        if fact.key in known:
-            return Resolution(fact.key, known[fact.key].cardinality)
+        if known is not None:
+            return Resolution(fact.key, known.cardinality)
         return Resolution(fact.key, Cardinality.SINGLE) if self._fact_types.allow_undeclared else None
 
     def _candidates(self, known: dict[str, KnownKey]) -> list[KeyCandidate]:
