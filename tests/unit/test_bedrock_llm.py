@@ -15,6 +15,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from agentmem.adapters.aws.bedrock_keys import KEY_SCHEMA
 from agentmem.adapters.aws.bedrock_llm import (
     DEFAULT_MODEL_ID,
     EXTRACT_SCHEMA,
@@ -23,7 +24,16 @@ from agentmem.adapters.aws.bedrock_llm import (
     ModelOutputError,
 )
 from agentmem.errors import AgentMemError, BackendUnavailableError
-from agentmem.model.beliefs import Belief, Cardinality, FactInput, FactType, Observation, Verdict
+from agentmem.model.beliefs import (
+    Belief,
+    Cardinality,
+    FactInput,
+    FactType,
+    KeyCandidate,
+    KeyProposal,
+    Observation,
+    Verdict,
+)
 from agentmem.model.events import BlobRef, Event
 
 FACT_TYPES = [
@@ -304,3 +314,50 @@ def test_a_verdict_outside_the_enum_is_a_model_output_error(client: Any, stubber
     stubber.add_response("converse", json_answer({"reason": "first time", "verdict": "NEW"}))
     with pytest.raises(ModelOutputError):
         BedrockLLM(client=client).decide(belief("cautious"), observation("aggressive"), FACT_TYPES[0])
+
+
+# --- key resolution ------------------------------------------------------------------------------
+
+PROPOSAL = KeyProposal(
+    key="home_city", description="", text="Priya's home city is Chicago.", value="Chicago",
+    cardinality=Cardinality.SINGLE,
+)  # fmt: skip
+SINGLE = Cardinality.SINGLE
+CANDIDATES = [
+    KeyCandidate(key="city", description="Where the subject lives.", example="", cardinality=SINGLE,
+                 declared=True, score=0.71),
+    KeyCandidate(key="hometown", description="", example="Priya is from Leeds.", cardinality=SINGLE,
+                 declared=False, score=0.52),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("structured_output", ["json_schema", "tool"])
+def test_resolve_key_asks_for_record_key_with_the_candidates_in_the_prompt(
+    client: Any, stubber: Stubber, sent: list[dict[str, Any]], structured_output: Any
+) -> None:
+    answer = {"reason": "A home city is where she lives.", "key": "city"}
+    response = (
+        json_answer(answer) if structured_output == "json_schema" else tool_answer("record_key", answer)
+    )
+    stubber.add_response("converse", response)
+    choice = BedrockLLM(client=client, structured_output=structured_output).resolve_key(PROPOSAL, CANDIDATES)
+    assert (choice.key, choice.reason) == ("city", "A home city is where she lives.")
+    (params,) = sent
+    prompt = params["messages"][0]["content"][0]["text"]
+    assert "home_city" in prompt and "- city (single-valued, declared): Where the subject lives." in prompt
+    assert '"Priya is from Leeds."' in prompt
+    assert params["inferenceConfig"]["temperature"] == 0
+    if structured_output == "tool":
+        assert params["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"] == KEY_SCHEMA
+
+
+@pytest.mark.parametrize("key", ["", "employer", "  "])
+def test_a_key_outside_the_candidates_means_none_of_them(client: Any, stubber: Stubber, key: str) -> None:
+    stubber.add_response("converse", json_answer({"reason": "No candidate fits.", "key": key}))
+    assert BedrockLLM(client=client).resolve_key(PROPOSAL, CANDIDATES).key is None
+
+
+def test_a_malformed_key_answer_is_a_model_output_error(client: Any, stubber: Stubber) -> None:
+    stubber.add_response("converse", json_answer({"verdict": "city"}))
+    with pytest.raises(ModelOutputError):
+        BedrockLLM(client=client).resolve_key(PROPOSAL, CANDIDATES)

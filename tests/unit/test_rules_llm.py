@@ -1,4 +1,6 @@
-"""RulesLLM: each extraction rule, grounding (nothing stated, nothing extracted), and the verdicts."""
+"""RulesLLM on declared keys: JSON objects, `key: value` lines, possessive sentences, grounding
+(nothing stated, nothing extracted), and the verdict table. The generic shapes for undeclared
+keys are in test_rules_shapes.py, the verdict rules in test_rules_verdict.py."""
 
 from __future__ import annotations
 
@@ -78,8 +80,24 @@ def test_key_words_in_a_sentence() -> None:
 
 
 def test_a_value_ends_at_sentence_punctuation_or_a_line_break_but_not_inside_a_figure() -> None:
-    text = "Income: $1.5m per year. She likes it.\nrisk tolerance is high\nand rising"
+    text = "Income: $1.5m per year. She likes it.\nher risk tolerance is high\nand rising"
     assert extract(text) == [("income", "$1.5m per year"), ("risk_tolerance", "high")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "risk tolerance is high",  # whose?
+        "The city is beautiful in the spring.",
+        "I loved the novel The City is Ours.",  # a title that holds a declared key's word
+        "A goal is scored when the whole ball crosses the line.",  # the sports sense of "goal"
+        "The director of Paris, Texas is Wim Wenders.",
+    ],
+)
+def test_a_declared_keys_words_without_the_subject_as_owner_state_nothing(text: str) -> None:
+    """Regression: the old rule read "<key words> is <value>" anywhere, so a book title holding
+    "City" set the subject's city and a sports "goal" became a financial goal."""
+    assert extract(text) == []
 
 
 def test_a_comma_ends_a_sentence_value_so_two_clauses_give_two_facts() -> None:
@@ -151,7 +169,8 @@ def test_figures_are_never_invented() -> None:
                 assert run in source, (content, f)
 
 
-def test_undeclared_keys_are_never_produced() -> None:
+def test_key_value_lines_are_read_for_declared_keys_only() -> None:
+    """An agent's "Summary: ..." or "Source: ..." line is no fact about the subject."""
     facts = RulesLLM().extract_facts(event("Employer: Acme\nCity: Austin"), [FactType(key="city")])
     assert [f.key for f in facts] == ["city"]
 
@@ -198,7 +217,7 @@ def observation(value: str, key: str = "risk_tolerance") -> Observation:
         ("2 kids", "3 kids", Verdict.UPDATE),
         ("long term growth", "long term income growth", Verdict.UPDATE),  # Jaccard 0.75
         ("aggressive", "not aggressive", Verdict.CONFLICT),  # negation beats containment
-        ("$100k salary", "$100k debt", Verdict.CONFLICT),  # same figure, other wording
+        ("$100k salary", "$100k debt", Verdict.UPDATE),  # other wording, nothing it contradicts
         ("aggressive", "Aggressive!", Verdict.SAME),  # defensive: the projector answers this itself
     ],
 )

@@ -46,6 +46,50 @@ class FactInput(BaseModel):
     member: Identifier | None = Field(default=None, description="Member id for set-valued keys.")
 
 
+class ExtractedFact(FactInput):
+    """A fact extraction found in an event's content. Its key may be one nobody declared: the
+    extractor then proposes the key's cardinality and a short description of what it holds, and
+    the projector's key resolver maps it onto an existing key of the subject when they mean the
+    same thing. For a declared key both are ignored: the declaration wins."""
+
+    cardinality: Cardinality = Cardinality.SINGLE
+    description: str = Field(default="", max_length=500)
+
+
+class KeyProposal(BaseModel):
+    """An extracted fact's key, as the key resolver asks the LLM port about it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    description: str
+    text: str
+    value: str
+    cardinality: Cardinality
+
+
+class KeyCandidate(BaseModel):
+    """A key the subject already has (or a declared one) that may mean what a proposal means."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    description: str
+    example: str = Field(description="The first sentence stated under the key, or empty.")
+    cardinality: Cardinality
+    declared: bool
+    score: float = Field(description="Cosine similarity to the proposal: how it was shortlisted.")
+
+
+class KeyChoice(BaseModel):
+    """The LLM port's answer: the candidate meaning the same as the proposal, or None for none."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str | None
+    reason: str
+
+
 class Observation(BaseModel):
     """One statement of one fact by one event. Beliefs are a deterministic fold of these, sorted by
     `order`, which is what makes projection idempotent and independent of delivery order."""
@@ -62,6 +106,10 @@ class Observation(BaseModel):
     session_id: str
     seq: int
     stated_at: str
+    proposed_key: str | None = Field(
+        default=None, description="The key extraction proposed, when `key` came from the key resolver."
+    )
+    key_reason: str | None = Field(default=None, description="Why the resolver chose `key`.")
 
 
 class Provenance(BaseModel):

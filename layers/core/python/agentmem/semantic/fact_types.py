@@ -32,5 +32,15 @@ class FactTypeCatalog:
             return declared
         return FactType(key=key) if self.allow_undeclared else None
 
+    def declared_type(self, key: str) -> FactType | None:
+        return self._types.get(key)
+
+    def for_observation(self, key: str, member: str) -> FactType:
+        """The type an observation was stored under: declared, or inferred from its member (an
+        undeclared key is set-valued exactly when its observations carry members)."""
+        return self._types.get(key) or FactType(
+            key=key, cardinality=Cardinality.SET if member else Cardinality.SINGLE
+        )
+
     def declared(self) -> list[FactType]:
         return sorted(self._types.values(), key=lambda t: t.key)

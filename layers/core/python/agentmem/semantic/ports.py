@@ -5,15 +5,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from agentmem.model.beliefs import Belief, BeliefHit, FactInput, FactType, Observation, Verdict
+from agentmem.model.beliefs import (
+    Belief,
+    BeliefHit,
+    FactInput,
+    FactType,
+    KeyCandidate,
+    KeyChoice,
+    KeyProposal,
+    Observation,
+    Verdict,
+)
 from agentmem.model.events import Event
 
 
 class LLM(Protocol):
-    """Extraction and verdicts. Adapters: Bedrock Converse (JSON schema, temperature 0) and local rules."""
+    """Extraction, verdicts and key resolution. Adapters: Bedrock Converse (JSON schema,
+    temperature 0) and local rules."""
 
     def extract_facts(self, event: Event, fact_types: Sequence[FactType]) -> list[FactInput]:
-        """Facts the event states about its subject, under declared keys. Grounded: nothing inferred."""
+        """Facts the event states about its subject. Grounded: nothing inferred or estimated.
+        A fact under a key nobody declared comes as an `ExtractedFact`, with the cardinality and
+        description the extractor proposes; the projector resolves its key."""
+        ...
+
+    def resolve_key(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> KeyChoice:
+        """Which of `candidates` (best first; never empty) means the same as the proposed key, or
+        none of them. Must be deterministic: the answer is part of what replay reproduces."""
         ...
 
     def decide(self, current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:

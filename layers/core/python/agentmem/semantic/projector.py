@@ -24,6 +24,7 @@ from agentmem.model.events import Event
 from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
+from agentmem.semantic.key_resolver import KeyBook, KeyResolver, Resolution
 from agentmem.semantic.ports import LLM, BeliefIndex
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class Projector:
         self._llm = llm
         self._embedder = embedder
         self._fact_types = fact_types
+        self._resolver = KeyResolver(llm, embedder, fact_types)
         self._vectors: dict[str, list[float]] = {}
 
     def project(self, event: Event) -> list[Applied]:
@@ -83,13 +85,26 @@ class Projector:
         """Apply a batch in order. The sentences that will need a vector are embedded in one
         call up front: one call per fact made embedding most of the projection time."""
         observations: list[Observation] = []
+        keys = KeyBook(self._index)  # what each subject's keys were at each point of the log
         for event in events:
+            explicit = bool(event.facts)
             facts = (
                 list(event.facts)
                 if event.facts
                 else self._llm.extract_facts(event, self._fact_types.declared())
             )
-            observations += [obs for fact in facts if (obs := self._observation(event, fact)) is not None]
+            for fact in facts:
+                resolution = self._resolver.resolve(
+                    fact, event.subject_id, order_key(event), keys, explicit=explicit
+                )
+                if resolution is None:
+                    logger.warning(
+                        "undeclared fact key refused", extra={"key": fact.key, "event_id": event.event_id}
+                    )
+                    continue
+                obs = self._observation(event, fact, resolution)
+                observations.append(obs)
+                keys.note(obs)
         self._vectors = self._embed_new_texts(observations)
         try:
             return [self._apply(obs) for obs in observations]
@@ -109,15 +124,28 @@ class Projector:
         cached = self._vectors.get(text)
         return cached if cached is not None else self._embedder.embed([text])[0]
 
-    def _observation(self, event: Event, fact: FactInput) -> Observation | None:
-        obs = observation_of(event, fact, self._fact_types)
-        if obs is None:
-            logger.warning("undeclared fact key refused", extra={"key": fact.key, "event_id": event.event_id})
-        return obs
+    def _observation(self, event: Event, fact: FactInput, resolution: Resolution) -> Observation:
+        value = fact.value or fact.text
+        member = ""
+        if resolution.cardinality is Cardinality.SET:
+            member = fact.member or member_id(value)
+        return Observation(
+            subject_id=event.subject_id,
+            key=resolution.key,
+            member=member,
+            text=fact.text,
+            value=value,
+            order=order_key(event),
+            event_id=event.event_id,
+            session_id=event.session_id,
+            seq=event.seq,
+            stated_at=event.created_at,
+            proposed_key=resolution.proposed_key,
+            key_reason=resolution.reason,
+        )
 
     def _apply(self, obs: Observation) -> Applied:
-        fact_type = self._fact_types.get(obs.key)
-        assert fact_type is not None  # _observation already refused undeclared keys
+        fact_type = self._fact_types.for_observation(obs.key, obs.member)
 
         def decide(current: Belief, candidate: Observation) -> Verdict:
             if normalise_value(current.value) == normalise_value(candidate.value):

@@ -74,6 +74,18 @@ class _Chains:
             for belief in chain:
                 found.update((p.event_id, p) for p in belief.provenance)
 
+    def recorded_under_another_key(self, subject_id: str, event_id: str, value: str) -> bool:
+        """Whether a loaded chain of the subject records `event_id` stating `value`: where the key
+        resolver mapped an extracted key onto one the subject already had (`home_city` onto
+        `city`), the statement lives under the resolved key, not the proposed one."""
+        wanted = normalise_value(value)
+        return any(
+            where[0] == subject_id
+            and event_id in recorded
+            and normalise_value(recorded[event_id].value) == wanted
+            for where, recorded in self.statements.items()
+        )
+
 
 def stated_facts(event: Event, extract: Extract | None) -> Sequence[FactInput] | None:
     """What the projector folds from `event`, as it chooses: explicit facts win, else extraction.
@@ -86,6 +98,7 @@ def stated_facts(event: Event, extract: Extract | None) -> Sequence[FactInput] |
 def _check_event(
     event: Event,
     chains: Callable[[Identity], dict[str, Provenance] | None],
+    loaded: _Chains,
     fact_types: FactTypeCatalog,
     extract: Extract | None,
     report: Report,
@@ -103,14 +116,16 @@ def _check_event(
         where = (obs.subject_id, obs.key, obs.member)
         recorded = chains(where)
         said = f"event {event.session_id} #{event.seq} stated {obs.value!r}"
-        if recorded is None or obs.event_id not in recorded:
-            detail = (
-                f"{said}; {'no chain holds the key' if recorded is None else 'its chain never recorded it'}"
-            )
-            report.divergences.append(Divergence("missing", *where, obs.event_id, detail))
-        elif normalise_value(recorded[obs.event_id].value) != normalise_value(obs.value):
-            detail = f"{said}; the chain records {recorded[obs.event_id].value!r}"
-            report.divergences.append(Divergence("mismatch", *where, obs.event_id, detail))
+        if recorded is not None and obs.event_id in recorded:
+            if normalise_value(recorded[obs.event_id].value) != normalise_value(obs.value):
+                detail = f"{said}; the chain records {recorded[obs.event_id].value!r}"
+                report.divergences.append(Divergence("mismatch", *where, obs.event_id, detail))
+            continue
+        resolvable = not event.facts and fact_types.declared_type(fact.key) is None
+        if resolvable and loaded.recorded_under_another_key(obs.subject_id, obs.event_id, obs.value):
+            continue
+        detail = f"{said}; {'no chain holds the key' if recorded is None else 'its chain never recorded it'}"
+        report.divergences.append(Divergence("missing", *where, obs.event_id, detail))
 
 
 def _check_citation(where: Identity, cited: Provenance, event: Event | None, report: Report) -> None:
@@ -169,7 +184,7 @@ def verify(
             if event.subject_id in skip_subjects:
                 continue
             if at <= watermark:
-                _check_event(event, chains.statements.get, fact_types, extract, report)
+                _check_event(event, chains.statements.get, chains, fact_types, extract, report)
             else:
                 report.unprojected_events += 1
         position = batch[-1][0]
@@ -218,7 +233,7 @@ def sample(
             if event is not None and event.event_id == cited.event_id and event.event_id not in checked:
                 checked.add(event.event_id)
                 _check_event(
-                    event, lambda w: _chain_statements(index, chains, w), fact_types, extract, report
+                    event, lambda w: _chain_statements(index, chains, w), chains, fact_types, extract, report
                 )
     return report
 

@@ -30,9 +30,19 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ValidationError
 
+from agentmem.adapters.aws.bedrock_keys import KEY_RULES, KEY_SCHEMA, KeyAnswer, key_choice, key_prompt
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.errors import AgentMemError
-from agentmem.model.beliefs import Belief, FactInput, FactType, Observation, Verdict
+from agentmem.model.beliefs import (
+    Belief,
+    FactInput,
+    FactType,
+    KeyCandidate,
+    KeyChoice,
+    KeyProposal,
+    Observation,
+    Verdict,
+)
 from agentmem.model.events import Event
 
 if TYPE_CHECKING:
@@ -64,8 +74,10 @@ GROUNDING_RULES = (
 VERDICT_RULES = (
     "You compare a new statement of a fact with the current belief under the same key.\n"
     "Answer SAME if it restates the belief in other words; UPDATE if it refines or revises it "
-    "(more detail, or a figure that changed); CONFLICT if it contradicts it (an incompatible "
-    "value, such as cautious becoming aggressive). Give a one-sentence reason first."
+    "(more detail, a figure that changed, or a new value that replaces the old one without "
+    "contradicting it, such as a move to another city); CONFLICT only if it contradicts it (a "
+    "reversed stance or an opposite value, such as cautious becoming aggressive, or likes "
+    "becoming no longer likes). Give a one-sentence reason first."
 )
 
 
@@ -116,6 +128,9 @@ EXTRACT_TOOL = OutputTool(
 )
 VERDICT_TOOL = OutputTool(
     "record_verdict", "Record the verdict for the new statement.", VERDICT_SCHEMA, 300, VERDICT_RULES
+)
+KEY_TOOL = OutputTool(
+    "record_key", "Record which existing key the proposed key means.", KEY_SCHEMA, 300, KEY_RULES
 )
 DIGITS = re.compile(r"\d+")
 
@@ -201,6 +216,10 @@ class BedrockLLM:
             "verdict", extra={"key": fact_type.key, "verdict": answer.verdict, "reason": answer.reason}
         )
         return Verdict(answer.verdict)
+
+    def resolve_key(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> KeyChoice:
+        answer = _parse(KeyAnswer, self.answer("resolve key", key_prompt(proposal, candidates), KEY_TOOL))
+        return key_choice(answer, candidates)
 
     def request(self, prompt: str, tool: OutputTool) -> dict[str, Any]:
         """The Converse parameters for one call (public so tests can inspect them)."""

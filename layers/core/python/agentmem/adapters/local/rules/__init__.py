@@ -1,0 +1,1 @@
+"""The local LLM port: deterministic rules for extraction, verdicts and key decisions."""

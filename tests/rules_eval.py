@@ -1,0 +1,273 @@
+"""Scoring the local rules on the labelled sets in tests/data/rules/: shared by the floor tests
+(tests/unit/test_rules_figures.py, tests/functional/test_prose_beliefs.py) and bench/verdicts.py.
+
+Every set has a `dev` split (the rules were tuned against it) and a `heldout` split (written
+before any rule, and not tuned against)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agentmem.model.beliefs import (
+    Belief,
+    Cardinality,
+    FactInput,
+    FactType,
+    KeyCandidate,
+    KeyChoice,
+    KeyProposal,
+    Observation,
+    Verdict,
+    normalise_value,
+)
+from agentmem.model.events import Event
+from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES
+
+DATA = Path(__file__).parent / "data" / "rules"
+SPLITS = ("dev", "heldout")
+Decide = Callable[[Belief, Observation, FactType], Verdict]
+Extract = Callable[[Event, Sequence[FactType]], list[FactInput]]
+Resolve = Callable[[KeyProposal, Sequence[KeyCandidate]], KeyChoice]
+
+
+def load(name: str, split: str | None = None) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    return [r for r in rows if split is None or r["split"] == split]
+
+
+def event_of(row: dict[str, Any], *, n: int = 1, session: str = "s1", created_at: str | None = None) -> Event:
+    content = row["content"]
+    media_type = "text/plain" if isinstance(content, str) else "application/json"
+    return Event(
+        event_id=f"{row.get('id', 'ev')}-{n}", session_id=session, seq=n, subject_id=row["subject"], round=0,
+        agent=row["agent"], kind=row["kind"], media_type=media_type, content=content,
+        created_at=created_at or f"2026-01-01T00:00:{n:02d}.000Z",
+    )  # fmt: skip
+
+
+def belief_of(row: dict[str, Any]) -> Belief:
+    key, value = row["key"], row["old"]
+    text = row.get("old_text") or f"Priya's {key.replace('_', ' ')} is {value}."
+    return Belief(
+        subject_id="priya", key=key, doc_id=key, text=text, value=value, version=1, current=True, flag=False,
+        verdict=Verdict.NEW, provenance=[], valid_from="2026-01-01T00:00:00Z", source_seq=1, source_order="a",
+    )  # fmt: skip
+
+
+def observation_of(row: dict[str, Any]) -> Observation:
+    key, value = row["key"], row["new"]
+    text = row.get("new_text") or f"Priya's {key.replace('_', ' ')} is {value}."
+    return Observation(
+        subject_id="priya", key=key, text=text, value=value, order="b", event_id="ev2", session_id="s2",
+        seq=2, stated_at="2026-01-02T00:00:00Z",
+    )  # fmt: skip
+
+
+def any_difference_is_conflict(current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:
+    """The old local verdict's behaviour in practice: every different value is a contradiction."""
+    same = normalise_value(current.value) == normalise_value(candidate.value)
+    return Verdict.SAME if same else Verdict.CONFLICT
+
+
+@dataclass(frozen=True)
+class VerdictScore:
+    pairs: int
+    accuracy: float
+    majority_accuracy: float  # always answering the most frequent label
+    conflict_precision: float
+    conflict_recall: float
+    flagged_consistent: float  # share of SAME/UPDATE pairs flagged CONFLICT
+    confusion: dict[str, int]
+
+
+def score_verdicts(rows: Iterable[dict[str, Any]], decide: Decide) -> VerdictScore:
+    rows = list(rows)
+    confusion: Counter[str] = Counter()
+    for row in rows:
+        got = decide(belief_of(row), observation_of(row), FactType(key=row["key"]))
+        confusion[f"{row['label']}->{got.value}"] += 1
+    labels = Counter(r["label"] for r in rows)
+    correct = sum(n for pair, n in confusion.items() if pair.split("->")[0] == pair.split("->")[1])
+    flagged = sum(n for pair, n in confusion.items() if pair.endswith("->CONFLICT"))
+    true_flags = confusion["CONFLICT->CONFLICT"]
+    consistent = len(rows) - labels["CONFLICT"]
+    return VerdictScore(
+        pairs=len(rows),
+        accuracy=_ratio(correct, len(rows)),
+        majority_accuracy=_ratio(max(labels.values(), default=0), len(rows)),
+        conflict_precision=_ratio(true_flags, flagged),
+        conflict_recall=_ratio(true_flags, labels["CONFLICT"]),
+        flagged_consistent=_ratio(flagged - true_flags, consistent),
+        confusion=dict(sorted(confusion.items())),
+    )
+
+
+@dataclass(frozen=True)
+class ExtractionScore:
+    sentences: int
+    expected: int
+    extracted: int
+    correct: int
+    precision: float
+    recall: float
+    misses: list[str]
+
+
+def _pairs(facts: Iterable[FactInput]) -> set[tuple[str, str]]:
+    return {(f.key, normalise_value(f.value or f.text)) for f in facts}
+
+
+def score_extraction(rows: Iterable[dict[str, Any]], extract: Extract) -> ExtractionScore:
+    expected = extracted = correct = 0
+    misses: list[str] = []
+    rows = list(rows)
+    for row in rows:
+        got = _pairs(extract(event_of(row), DEFAULT_FACT_TYPES))
+        want = {(e["key"], normalise_value(e["value"])) for e in row["expect"]}
+        expected, extracted, correct = expected + len(want), extracted + len(got), correct + len(got & want)
+        if got != want:
+            misses.append(f"{row['id']}: got {sorted(got - want)}, missed {sorted(want - got)}")
+    return ExtractionScore(
+        len(rows), expected, extracted, correct, _ratio(correct, extracted), _ratio(correct, expected), misses
+    )
+
+
+@dataclass(frozen=True)
+class NearMissScore:
+    sentences: int
+    false_facts: int
+    sentences_with_a_fact: int
+    offenders: list[str]
+
+
+def score_near_misses(rows: Iterable[dict[str, Any]], extract: Extract) -> NearMissScore:
+    rows = list(rows)
+    offenders = []
+    facts = 0
+    for row in rows:
+        got = _pairs(extract(event_of(row), DEFAULT_FACT_TYPES))
+        facts += len(got)
+        if got:
+            offenders.append(f"{row['id']}: {sorted(got)}")
+    return NearMissScore(len(rows), facts, len(offenders), offenders)
+
+
+def key_candidates(row: dict[str, Any]) -> list[KeyCandidate]:
+    """The row's existing keys as the resolver would see them (a default key keeps its description)."""
+    defaults = {t.key: t for t in DEFAULT_FACT_TYPES}
+    return [
+        KeyCandidate(
+            key=key,
+            description=defaults[key].description if key in defaults else "",
+            example="",
+            cardinality=Cardinality.SINGLE,
+            declared=key in defaults,
+            score=0.0,
+        )
+        for key in row["existing"]
+    ]
+
+
+def key_proposal(row: dict[str, Any]) -> KeyProposal:
+    return KeyProposal(
+        key=row["proposed"], description=row["description"], text=row["text"], value=row["text"],
+        cardinality=Cardinality.SINGLE,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KeyScore:
+    proposals: int
+    accuracy: float
+    merged_wrongly: int  # mapped onto a key that means something else, or onto one when none fits
+    missed: int  # kept apart although a key meant the same
+    errors: list[str]
+
+
+def score_keys(
+    rows: Iterable[dict[str, Any]],
+    resolve: Resolve,
+    shortlist: Callable[[KeyProposal, list[KeyCandidate]], list[KeyCandidate]],
+) -> KeyScore:
+    rows = list(rows)
+    wrong = missed = 0
+    errors = []
+    for row in rows:
+        proposal = key_proposal(row)
+        candidates = shortlist(proposal, key_candidates(row))
+        got = resolve(proposal, candidates).key if candidates else None
+        if got != row["expect"]:
+            errors.append(f"{row['id']}: {row['proposed']} -> {got}, expected {row['expect']}")
+            if got is None:
+                missed += 1
+            else:
+                wrong += 1
+    return KeyScore(len(rows), _ratio(len(rows) - wrong - missed, len(rows)), wrong, missed, errors)
+
+
+def as_dict(score: Any) -> dict[str, Any]:
+    return asdict(score)
+
+
+def _ratio(a: int, b: int) -> float:
+    return round(a / b, 3) if b else 0.0
+
+
+@dataclass(frozen=True)
+class UpdateOutcome:
+    """One knowledge-update scenario after projection: what the subject's beliefs say now."""
+
+    id: str
+    split: str
+    subject: str
+    held: bool  # a current belief under the expected key holds the expected value
+    verdict_right: bool  # its verdict and flag are the expected ones
+    found_first: bool  # a question in other words finds it first
+    beliefs: list[tuple[str, str]]
+
+
+def run_updates(services: Any, rows: Iterable[dict[str, Any]]) -> list[UpdateOutcome]:
+    """Append each scenario's statements (one session each) through the episodic service, run the
+    projector worker after each, then read the beliefs back. `services` is a bootstrapped stack."""
+    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints
+    from agentmem.model.events import AppendEventRequest
+    from agentmem.semantic.worker import ProjectorWorker
+
+    log = services.event_log
+    worker = ProjectorWorker(
+        log, services.semantic, SqliteCheckpoints(log.database, services.settings.tenant_id)
+    )
+    placed = []
+    for i, row in enumerate(rows):
+        # Third-person statements name Priya, so that subject is hers; the others get their own.
+        subject = f"priya-{row['id']}" if row["agent"] == "user" else "priya"
+        placed.append((subject, row))
+        for n, text in enumerate(row["statements"], 1):
+            request = AppendEventRequest(
+                subject_id=subject, round=0, agent=row["agent"], kind=row["kind"], content=text
+            )
+            services.episodic.append(f"{subject}-s{n}-{i}", request)
+            worker.run_once()
+    return [_outcome(services.semantic, subject, row) for subject, row in placed]
+
+
+def _outcome(semantic: Any, subject: str, row: dict[str, Any]) -> UpdateOutcome:
+    wanted = normalise_value(row["value"])
+    current = semantic.current(subject)
+    belief = next((b for b in current if b.key == row["key"] and normalise_value(b.value) == wanted), None)
+    verdict = None if belief is None else (belief.verdict.value if belief.version > 1 else "SAME")
+    hits = semantic.search(subject, row["query"], k=1)
+    return UpdateOutcome(
+        id=row["id"],
+        split=row["split"],
+        subject=subject,
+        held=belief is not None,
+        verdict_right=belief is not None and (verdict, belief.flag) == (row["verdict"], row["flag"]),
+        found_first=bool(hits) and normalise_value(hits[0].belief.value) == wanted,
+        beliefs=[(b.key, b.value) for b in current],
+    )
