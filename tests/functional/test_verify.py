@@ -197,3 +197,19 @@ def test_the_cli_prints_the_divergences_and_exits_1(tenant: Tenant) -> None:
     assert found.returncode == 1, found.stderr
     assert "1 divergences" in found.stdout
     assert "missing  priya    risk_tolerance" in found.stdout
+
+
+def test_a_statement_the_key_resolver_moved_onto_an_existing_key_is_not_missing(tmp_path: Path) -> None:
+    """Extraction proposes `home_city`; the resolver files it under the subject's `city`. The
+    statement is in the chain it was resolved to, so verification must look there too."""
+    tenant = Tenant(tmp_path / "data")
+    for session, sentence in (("S1", "I live in Lisbon."), ("S2", "My home city is Chicago.")):
+        body = {"subject_id": "priya", "round": 0, "agent": "user", "kind": "message", "content": sentence}
+        tenant.services.episodic.append(session, AppendEventRequest.model_validate(body))
+    tenant.worker.run_once()
+    observations = tenant.index.observations("priya", "city", "")
+    assert [(o.proposed_key, o.value) for o in observations][-1] == ("home_city", "Chicago")
+
+    report = tenant.verify()
+    assert report.ok, report.divergences
+    assert report.facts_checked == 2
