@@ -95,7 +95,8 @@ def print_report(doc: dict[str, Any]) -> None:
         f"restated facts by beliefs holding the value: "
         f"{beliefs['restated_facts_by_number_of_beliefs_holding_the_value']}; changed facts: "
         f"{changed['belief_with_current_value']} of {changed['questions']} have a belief with the new value, "
-        f"{changed['flagged']} flagged, {changed['belief_with_old_value']} still hold the old value"
+        f"{changed['flagged']} flagged, {changed['belief_with_old_value']} still hold the old value; "
+        f"{len(beliefs['beliefs_holding_no_fact_of_the_subject'])} beliefs hold none of the subject's values"
     )
     print(
         f"projection: {proj['events']:,} events in {proj['seconds']:.2f} s = {proj['events_per_s']:,.0f} "

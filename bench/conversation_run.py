@@ -95,6 +95,8 @@ def detect_history(client: MemoryClient, subject: Subject) -> tuple[bool, str]:
     except MemoryApiError as exc:
         if exc.status in (400, 422) and "include" in f"{exc.field} {exc.message}":
             return False, f"{exc.status} {exc.code}: {exc.message}"
+        if exc.status == 404 and exc.field == "subject_id":
+            return True, "accepted (the subject had no memory to read)"  # validated, then found nothing
         raise
     return True, "accepted"
 

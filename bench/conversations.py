@@ -53,7 +53,7 @@ from conversation_run import (
     verify_labels,
 )
 from conversation_score import Reading, Score, agentmem_reading, score
-from conversation_text import says
+from conversation_summary import belief_aims, by_group, summarise
 from naive_retriever import HEADER, Doc, NaiveRetriever
 from report import Latency, bar, environment
 
@@ -84,51 +84,6 @@ def docs_of(subject: Subject, loaded: Loaded) -> list[Doc]:
         ref = loaded.refs[turn.turn_id]
         docs.append(Doc(ref.event_id, line_of(ref.session_id, ref.seq, turn.agent, turn.content)))
     return docs
-
-
-def summarise(scores: Sequence[Score], tokens: Sequence[int]) -> dict[str, Any]:
-    changed = [s for s in scores if s.current_first is not None]
-    matched: Counter[str] = Counter()
-    for s in scores:
-        matched.update(s.matched_by)
-    return {
-        "questions": len(scores),
-        "evidence_recall": round(mean(s.evidence_recall for s in scores), 4),
-        "answered": round(mean(s.answered for s in scores), 4),
-        "value_shown": round(mean(s.value_shown for s in scores), 4),
-        "changed_questions": len(changed),
-        "current_value_accuracy": round(mean(bool(s.current_first) for s in changed), 4) if changed else None,
-        "superseded_unlabelled": (
-            round(mean(bool(s.superseded_unlabelled) for s in changed), 4) if changed else None
-        ),
-        "mean_tokens": round(mean(tokens), 1),
-        "max_tokens": max(tokens),
-        "matched_by": dict(matched),
-    }
-
-
-def belief_aims(subjects: Sequence[Subject], beliefs: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    """What the semantic tier made of the facts: a restated fact should be one current belief; a
-    changed one should hold the new value, flagged when it contradicted the old."""
-    restated: Counter[str] = Counter()
-    changed = {"questions": 0, "belief_with_current_value": 0, "flagged": 0, "belief_with_old_value": 0}
-    for subject in subjects:
-        current = list(beliefs[subject.subject_id].values())
-        for q in subject.questions:
-            holding = [b for b in current if says(q.current.forms, b["value"])]
-            if q.category == "restated":
-                restated[("0", "1", "2+")[min(len(holding), 2)]] += 1
-            if q.superseded is not None:
-                changed["questions"] += 1
-                changed["belief_with_current_value"] += bool(holding)
-                changed["flagged"] += any(b["flag"] for b in holding)
-                changed["belief_with_old_value"] += any(says(q.superseded.forms, b["value"]) for b in current)
-    return {
-        "current_beliefs": sum(len(b) for b in beliefs.values()),
-        "beliefs_by_key": dict(Counter(b["key"] for s in beliefs.values() for b in s.values())),
-        "restated_facts_by_number_of_beliefs_holding_the_value": dict(restated),
-        "changed_facts": changed,
-    }
 
 
 def evaluate(
@@ -200,9 +155,11 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
         with LocalServer(lambda: build_resolver(services), port=0) as server:
             client = MemoryClient(server.url, timeout_seconds=120)
             loaded = append_all(client, subjects)
+            print(f"  appended {len(loaded.refs):,} events in {loaded.append_seconds:.1f} s", flush=True)
             start = time.perf_counter()
             projected = worker.run_once()
             project_seconds = time.perf_counter() - start
+            print(f"  projected them in {project_seconds:.1f} s", flush=True)
             labels = verify_labels(client, subjects, loaded)
             history, history_note = detect_history(client, subjects[0])
             beliefs = {s.subject_id: beliefs_of(client, s) for s in subjects}
@@ -212,6 +169,7 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
             for subject in subjects:
                 naive.index(subject.subject_id, docs_of(subject, loaded))
             naive_index_seconds = time.perf_counter() - start
+            print(f"  indexed the baseline (BM25 + MiniLM) in {naive_index_seconds:.1f} s", flush=True)
             modes = {"agentmem": NO_HISTORY} | ({"agentmem+history": WITH_HISTORY} if history else {})
             per_question, cells, latencies = evaluate(
                 client, subjects, loaded, naive, beliefs, modes, budgets
@@ -230,7 +188,7 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
                 continue
             summary = summarise([s for _, s, _ in cell], [t for _, _, t in cell])
             rows.append({"system": system, "budget": budget, "status": "measured", **summary})
-    breakdown = {f"{system}@{budget}": _by_group(cell) for (system, budget), cell in cells.items()}
+    breakdown = {f"{system}@{budget}": by_group(cell) for (system, budget), cell in cells.items()}
     rate = projected / project_seconds if project_seconds else 0.0
     return {
         "meta": {
@@ -267,19 +225,6 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
             "projection_events_per_s": bar(round(rate, 1), PROJECT_RATE_MIN, ">=", "events/s"),
         },
         "questions": per_question,
-    }
-
-
-def _by_group(cell: list[tuple[Question, Score, int]]) -> dict[str, dict[str, Any]]:
-    """The cell's figures by kind of fact, and for the facts first said in session 1."""
-    groups: dict[str, list[tuple[Question, Score, int]]] = {}
-    for entry in cell:
-        groups.setdefault(entry[0].category, []).append(entry)
-        if entry[0].first_session == 1:
-            groups.setdefault("stated_in_session_1", []).append(entry)
-    return {
-        name: summarise([s for _, s, _ in entries], [t for _, _, t in entries])
-        for name, entries in sorted(groups.items(), key=lambda g: (g[0] == "stated_in_session_1", g[0]))
     }
 
 
