@@ -17,7 +17,7 @@ def _pct(value: float | None) -> str:
     return "" if value is None else f"{value:.1%}"
 
 
-def print_report(doc: dict[str, Any]) -> None:
+def print_main(doc: dict[str, Any]) -> None:
     meta, data, proj = doc["meta"], doc["dataset"], doc["projection"]
     full = data["full_history_tokens"]
     print(
@@ -108,18 +108,22 @@ def print_report(doc: dict[str, Any]) -> None:
         f"context reads over HTTP in this run: {reads['samples']} reads, p50 {reads['p50_ms']:.1f} ms, "
         f"p99 {reads['p99_ms']:.1f} ms"
     )
-    if "scale" in doc:
-        scale = doc["scale"]
-        print(f"\nscale: {scale['setup_note']}")
-        print_table(
-            ["read", "sources", "samples", "p50 ms", "p99 ms", "max ms", "tokens"],
-            [
-                [r["mode"], r["include"], str(r["samples"]), f"{r['p50_ms']:.1f}", f"{r['p99_ms']:.1f}",
-                 f"{r['max_ms']:.1f}", str(r["used_tokens"])]
-                for r in scale["reads"]
-            ],
-        )  # fmt: skip
+
+
+def print_scale(scale: dict[str, Any]) -> None:
+    print(f"\nscale: {scale['setup_note']}")
+    print_table(
+        ["read", "sources", "samples", "p50 ms", "p99 ms", "max ms", "tokens"],
+        [
+            [r["mode"], r["include"], str(r["samples"]), f"{r['p50_ms']:.1f}", f"{r['p99_ms']:.1f}",
+             f"{r['max_ms']:.1f}", str(r["used_tokens"])]
+            for r in scale["reads"]
+        ],
+    )  # fmt: skip
+
+
+def print_bars(bars: dict[str, Any]) -> None:
     print("\nbars")
-    for name, b in doc["bars"].items():
+    for name, b in bars.items():
         verdict = "n/a " if b.get("value") is None else ("PASS" if b["pass"] else "FAIL")
         print(f"  {verdict}  {name}: {b['value']} {b['op']} {b['limit']} {b['unit']}")

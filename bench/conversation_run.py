@@ -88,10 +88,18 @@ def verify_labels(client: MemoryClient, subjects: Sequence[Subject], loaded: Loa
     return checked
 
 
-def detect_history(client: MemoryClient, subject: Subject) -> tuple[bool, str]:
+def detect_history(client: MemoryClient, subject_id: str, session_id: str) -> tuple[bool, str]:
     """Whether `/v1/context` accepts the `history` source: a 422 naming `include` means no."""
+    body = {
+        "subject_id": subject_id,
+        "session_id": session_id,
+        "agent": READER_AGENT,
+        "query": "what do we know?",
+        "budget_tokens": 500,
+        "include": WITH_HISTORY,
+    }
     try:
-        client.request("POST", "/v1/context", context_body(subject, "what do we know?", 500, WITH_HISTORY))
+        client.request("POST", "/v1/context", body)
     except MemoryApiError as exc:
         if exc.status in (400, 422) and "include" in f"{exc.field} {exc.message}":
             return False, f"{exc.status} {exc.code}: {exc.message}"

@@ -40,7 +40,7 @@ from statistics import mean
 from typing import Any
 
 from conversation_gen import Question, Subject, generate
-from conversation_report import print_report
+from conversation_report import print_bars, print_main, print_scale
 from conversation_run import (
     NO_HISTORY,
     WITH_HISTORY,
@@ -50,6 +50,7 @@ from conversation_run import (
     detect_history,
     evidence_clauses,
     read_context,
+    reader_session,
     verify_labels,
 )
 from conversation_score import Reading, Score, agentmem_reading, score
@@ -161,7 +162,9 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
             project_seconds = time.perf_counter() - start
             print(f"  projected them in {project_seconds:.1f} s", flush=True)
             labels = verify_labels(client, subjects, loaded)
-            history, history_note = detect_history(client, subjects[0])
+            history, history_note = detect_history(
+                client, subjects[0].subject_id, reader_session(subjects[0])
+            )
             beliefs = {s.subject_id: beliefs_of(client, s) for s in subjects}
             embedder = MiniLmEmbedder()
             naive = NaiveRetriever(embedder.embed, count_tokens)
@@ -242,9 +245,10 @@ def main() -> None:
     parser.add_argument(
         "--scale", action="store_true", help="also read latency at 10k beliefs / 50k passages"
     )
+    parser.add_argument("--scale-only", action="store_true", help="only the --scale part")
     parser.add_argument("--scale-beliefs", type=int, default=10_000)
     parser.add_argument("--scale-passages", type=int, default=50_000)
-    parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON goes")
+    parser.add_argument("--out", type=Path, help=f"where the JSON goes (default {RESULTS.name})")
     parser.add_argument("--dataset-out", type=Path, help="also write the generated conversations as JSONL")
     args = parser.parse_args()
     subjects_n = args.subjects or (3 if args.quick else 20)
@@ -257,13 +261,13 @@ def main() -> None:
     )
     started = time.perf_counter()
     budgets = tuple(int(b) for b in args.budgets.split(","))
-    document = run(subjects_n, sessions_n, budgets, args.seed)
-    if args.scale:
+    document: dict[str, Any] = {"meta": {}, "bars": {}}
+    if not args.scale_only:
+        document = run(subjects_n, sessions_n, budgets, args.seed)
+    if args.scale or args.scale_only:
         from conversation_scale import run_scale
 
-        document["scale"] = run_scale(
-            args.scale_beliefs, args.scale_passages, document["meta"]["history_supported"], args.seed
-        )
+        document["scale"] = run_scale(args.scale_beliefs, args.scale_passages, args.seed)
         document["bars"].update(document["scale"]["bars"])
     if args.dataset_out:  # one subject a line: its sessions of turns and its labelled questions
         lines = [
@@ -275,10 +279,15 @@ def main() -> None:
         "load_average_1m_at_end": round(os.getloadavg()[0], 2),  # the machine is shared: timings vary
         **environment(time.perf_counter() - started),
     }
-    print_report(document)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
+    if not args.scale_only:
+        print_main(document)
+    if "scale" in document:
+        print_scale(document["scale"])
+    print_bars(document["bars"])
+    out: Path = args.out or (RESULTS.with_name("conversations-scale.json") if args.scale_only else RESULTS)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
     print(f"\nwrote {shown} in {time.perf_counter() - started:.0f} s")
 
 
