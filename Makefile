@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(PY) bench/tokens.py
 	$(PY) bench/skills.py
 	$(PY) bench/compose.py
+	$(PY) bench/conversations.py
 
 synth: $(STAMP)
 	$(PY) -c "import subprocess,sys; sys.exit(subprocess.call(['npx','--yes','aws-cdk@2','synth','-c','tenant=acme','--quiet']))"
