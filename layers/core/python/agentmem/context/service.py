@@ -103,8 +103,6 @@ class ContextService:
         shares = {s: (1.0 - request.split) / len(others) for s in others}
         if "episodic" in request.include:
             shares["episodic"] = request.split
-        if all(v == 0 for v in shares.values()):
-            shares = dict.fromkeys(shares, 1.0)
         packed = pack(
             candidates,
             budget=request.budget_tokens,
@@ -114,7 +112,7 @@ class ContextService:
                 Section("episodic", f"This session ({request.session_id})"),
                 Section("skills", "Skills for this task"),
             ],
-            title=f"Context for {request.agent}: {request.query.strip()[:120]}",
+            title=f"Context for {request.agent}",  # the agent knows its query: repeating it costs tokens
             count=lambda text: self._count(text, request.encoding),
             encoding=request.encoding,
         )
