@@ -75,7 +75,14 @@ class ContextService:
             generation = index.generation
             found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
             candidates += found
-            if not found and not index.current(request.subject_id) and not (session and session.result()[0]):
+            # A subject is known from its first event: beliefs are a projection and may lag or
+            # never come (nothing extractable), so their absence alone proves nothing.
+            known = bool(found) or bool(index.current(request.subject_id))
+            if (
+                not known
+                and not (session and session.result()[0])
+                and not self._log.has_subject(request.subject_id)
+            ):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
         events, ranking = session.result() if session is not None else ([], None)
         if events and events[0].subject_id != request.subject_id:
