@@ -4,8 +4,8 @@ Detail first: the best-ranked items take their fullest rendering that fits, and 
 below them is listed by identity only within a bounded share of the budget, so identity lines
 never crowd out the bodies (`admission.py` has the two policies). Costs are exact token counts of
 each rendered line, used as estimates; the document is then counted whole, and if the joins cost
-more than the parts the lowest-ranked item goes until it fits. The same candidates always give
-the same bytes."""
+more than the parts the lowest-ranked item goes (the ranked prefix takes its detail first) until
+it fits. The same candidates always give the same bytes."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from agentmem.packing.model import Candidate, Dropped, Packed, Placed, Section
 __all__ = ["IDENTITY_SHARE", "Counter", "pack", "rank", "render"]
 
 IDENTITY_SHARE = 0.05
-"""At most this share of a read's room lists items by identity only (the composer's measured
-share, bench/compose.py; bench/small_budget.py measures reads)."""
+"""At most this share of a read's room lists items by identity only: the share the composer
+measured best on its golden set (compose/layout.py); bench/small_budget.py measures reads."""
 
 Policy = Literal["detail_first", "ranked_prefix"]
 Shrink = Callable[[list[Placed]], list[Placed]]
