@@ -71,9 +71,9 @@ def detail_first(
     def heading(c: Candidate, opened: set[str]) -> int:
         return 0 if c.source in opened else costs.headings.get(c.source, 0)
 
-    need = dict.fromkeys(shares, 0)  # each source's items at full, and its heading
-    for c in ranked:
-        need[c.source] += costs.line_cost(c, 0) + heading(c, {s for s, n in need.items() if n})
+    need = _with_headings(
+        costs, {s: [costs.line_cost(c, 0) for c in ranked if c.source == s] for s in shares}
+    )
     left = waterfill(room - identity_room, shares, need)
     levels: dict[str, int] = {}
     opened: set[str] = set()
@@ -88,11 +88,8 @@ def detail_first(
         levels[c.item_id] = fits[0]
         opened.add(c.source)
 
-    listing = dict.fromkeys(shares, 0)  # the identity lines of what was set aside, and headings
-    for c in aside:
-        listed = opened | {s for s, n in listing.items() if n}
-        listing[c.source] += costs.line_cost(c, len(c.renders) - 1) + heading(c, listed)
-    room_of = waterfill(identity_room, shares, listing)
+    listing = {s: [costs.line_cost(c, len(c.renders) - 1) for c in aside if c.source == s] for s in shares}
+    room_of = waterfill(identity_room, shares, _with_headings(costs, listing, opened))
     full: set[str] = set()
     reasons: dict[str, str] = {}
     for c in aside:
@@ -107,6 +104,16 @@ def detail_first(
         levels[c.item_id] = len(c.renders) - 1
         opened.add(c.source)
     return Admission(levels, reasons)
+
+
+def _with_headings(
+    costs: DocumentCosts, lines: Mapping[str, list[int]], opened: set[str] | None = None
+) -> dict[str, int]:
+    """What each source needs for `lines`: their sum, and its heading unless already `opened`."""
+    return {
+        s: sum(cost) + (0 if s in (opened or set()) else costs.headings.get(s, 0)) if cost else 0
+        for s, cost in lines.items()
+    }
 
 
 def ranked_prefix(costs: DocumentCosts, room: int, identity_share: float) -> Admission:
