@@ -39,11 +39,13 @@ class Storage(Construct):
     Log table key design (the aws adapters depend on exactly these attribute names):
 
     - event:       pk=`T#{tenant}#S#{session}`  sk=`E#{seq:012d}`   one item per appended event
-    - session head: pk=`T#{tenant}#S#{session}` sk=`HEAD`           holds `last_seq`
+    - session head: pk=`T#{tenant}#S#{session}` sk=`HEAD`           holds `last_seq` and `last_subject`
     - idempotency: pk=`T#{tenant}#S#{session}`  sk=`IDEM#{key}`     maps a retried request to its seq
+    - subject:     pk=`T#{tenant}#SUBJECT#{subject}` sk=`SUBJECT`   the subject has events (`has_subject`)
 
-    An append is one TransactWriteItems (event put, head compare-and-set, optional IDEM put), so seq stays
-    gap-free. Zero-padded seqs sort lexically in append order, so "last N" is a reverse Query on `E#`.
+    An append is one TransactWriteItems (event put, head compare-and-set, optional IDEM put, and the
+    subject put when the session's last subject changes), so seq stays gap-free. Zero-padded seqs
+    sort lexically in append order, so "last N" is a reverse Query on `E#`.
     The stream (NEW_IMAGE) feeds the projector; the tenant in the key is defence in depth on top of the
     one-stack-per-tenant isolation.
     """

@@ -27,13 +27,14 @@ def draft(
     content: object = "hello",
     blob: BlobRef | None = None,
     request_hash: str = "h",
+    subject_id: str = "priya",
 ) -> EventDraft:
     with _counter_lock:
         n = next(_counter)
     return EventDraft(
         event_id=f"ev_{n}",
         session_id=session_id,
-        subject_id="priya",
+        subject_id=subject_id,
         round=round,
         agent=agent,
         kind="note",
@@ -142,6 +143,22 @@ class EventLogContract:
         acme.append(draft("shared"))
         assert globex.list_events("shared") == []
         assert globex.append(draft("shared")).event.seq == 1
+
+    def test_a_subject_is_known_from_its_first_event_in_any_session(self, log: EventLog) -> None:
+        assert log.has_subject("priya") is False
+        log.append(draft("a"))
+        assert log.has_subject("priya") is True
+        assert log.has_subject("sam") is False
+
+    def test_every_subject_of_a_shared_session_is_known(self, log: EventLog) -> None:
+        # A session whose events change subject: each subject is known, not only the first.
+        for subject in ("priya", "sam", "priya", "lee"):
+            log.append(draft("shared", subject_id=subject))
+        assert [log.has_subject(s) for s in ("priya", "sam", "lee", "kim")] == [True, True, True, False]
+
+    def test_a_subject_is_known_only_to_its_tenant(self, make_log: LogFactory) -> None:
+        make_log("acme").append(draft("a"))
+        assert make_log("globex").has_subject("priya") is False
 
     @pytest.mark.slow
     def test_concurrent_writers_get_unique_gap_free_seqs(self, log: EventLog) -> None:

@@ -102,15 +102,29 @@ class TestDynamoDbEventLog(EventLogContract):
         log.append(draft(idem="k1", request_hash="rh"))
         items = dynamodb.scan(TableName=TABLE)["Items"]
         by_sk = {item["sk"]["S"]: item for item in items}
-        assert set(by_sk) == {"E#000000000001", "HEAD", "IDEM#k1"}
-        assert {item["pk"]["S"] for item in items} == {"T#acme#S#s1"}
+        assert set(by_sk) == {"E#000000000001", "HEAD", "IDEM#k1", "SUBJECT"}
+        assert {item["pk"]["S"] for item in items} == {"T#acme#S#s1", "T#acme#SUBJECT#priya"}
         event = by_sk["E#000000000001"]
         assert (event["entity"]["S"], event["tenant_id"]["S"], event["seq"]["N"]) == ("event", "acme", "1")
         assert event["content_json"]["S"] == '"hello"'
         assert "blob_json" not in event
         assert by_sk["HEAD"]["last_seq"] == {"N": "1"}
+        assert by_sk["HEAD"]["last_subject"] == {"S": "priya"}
+        assert by_sk["SUBJECT"]["entity"] == {"S": "subject"}
         assert by_sk["IDEM#k1"]["event_sk"] == {"S": "E#000000000001"}
         assert by_sk["IDEM#k1"]["request_hash"] == {"S": "rh"}
+
+    def test_the_subject_marker_is_written_once_per_session_not_per_event(
+        self, log: EventLog, dynamodb: DynamoDBClient
+    ) -> None:
+        log.append(draft("s1"))
+        dynamodb.delete_item(
+            TableName=TABLE, Key={"pk": {"S": "T#acme#SUBJECT#priya"}, "sk": {"S": "SUBJECT"}}
+        )
+        log.append(draft("s1"))  # same subject as the session's last event: no marker rewrite
+        assert log.has_subject("priya") is False
+        log.append(draft("s2"))  # a new session writes it again
+        assert log.has_subject("priya") is True
 
     def test_json_content_with_floats_round_trips_exactly(self, log: EventLog) -> None:
         content = {"ratio": 0.1, "tiny": 1e-300, "big": 1.7976931348623157e308, "n": [1, 2.5, -0.0]}

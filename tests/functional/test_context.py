@@ -38,6 +38,9 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryClient
         )
         say("S2", "goal-planning", "Her goal is a house down payment of 90,000 USD within five years.")
         say("S2", "market", "Tech valuations are stretched; rates are expected to stay high through 2027.")
+        for n in range(3):  # a subject with events and nothing a belief could be projected from
+            client.append_event("Q1", subject_id="quinn", round=n, agent="scheduler", kind="note",
+                                content=f"Booked call {n} for Tuesday.")  # fmt: skip
         log = services.event_log
         assert isinstance(log, SqliteEventLog)
         ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
@@ -118,6 +121,17 @@ def test_bad_context_requests_are_422_naming_the_field(
     with pytest.raises(MemoryApiError) as raised:
         read(api[0], **change)
     assert (raised.value.status, raised.value.field) == (422, field)
+
+
+def test_a_subject_with_events_but_no_beliefs_yet_is_known_to_every_session(
+    api: tuple[MemoryClient, Services],
+) -> None:
+    """Was 404 "no memory of subject": only beliefs and the read's own session were looked at."""
+    assert api[1].semantic.store.active().current("quinn") == []
+    result = read(api[0], subject_id="quinn", session_id="Q-other", query="when is the call?")
+    assert result["items"] == []
+    assert result["trace"]["notes"] == ["session Q-other has no events yet"]
+    assert result["markdown"] == "# Context for compliance\n"
 
 
 def test_unknown_subject_is_404_and_a_session_of_another_subject_too(

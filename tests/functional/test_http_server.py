@@ -39,6 +39,9 @@ class ThrottledLog:
     def last_seq(self, session_id: str) -> int:
         return 0
 
+    def has_subject(self, subject_id: str) -> bool:
+        raise BackendUnavailableError("throughput exceeded", retry_after_seconds=2)
+
 
 def test_concurrent_http_clients_get_gap_free_seqs(server: LocalServer) -> None:
     client = MemoryClient(server.url)

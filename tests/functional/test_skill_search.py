@@ -104,6 +104,16 @@ def test_bad_search_input_names_the_field(api: Call) -> None:
         assert status == 422 and field in json.dumps(error)
 
 
+def test_the_api_document_states_the_cap_on_k(api: Call) -> None:
+    status, document = api("GET", "/v1/openapi.json")
+    assert status == 200
+    k = document["components"]["schemas"]["SkillSearchRequest"]["properties"]["k"]
+    assert (k["minimum"], k["maximum"]) == (1, 50)
+    assert "1 to 50" in k["description"]
+    status, error = api("POST", "/v1/skills/search", {"task": "x", "k": 51})
+    assert status == 422 and error["error"]["field"] == "k"
+
+
 def test_deleting_an_item_removes_it_from_search(api: Call) -> None:
     seed(api)
     task = "remind a customer about a late payment by email"
@@ -125,3 +135,27 @@ def test_context_with_skills_has_a_skills_section(api: Call) -> None:
     assert any(i["source"] == "skills" for i in result["items"])
     assert not any("skills" in n for n in result["trace"]["notes"])
     assert count_tokens(result["markdown"]) <= 800
+
+
+def test_a_small_budget_shows_the_best_hits_in_detail_even_at_a_large_k(api: Call) -> None:
+    """Was: k=50 found 40 functions, each admitted at its id line first, and 300 tokens of ids
+    left no room for any signature or docstring."""
+    reports = ["revenue", "churn", "refund", "payroll", "inventory", "shipping", "tax", "audit"]
+    for n in range(40):
+        topic = reports[n % len(reports)]
+        doc = f"Export the monthly {topic} report, variant {n}, as a PDF for finance."
+        name = f"export_{topic}_{n}"
+        spec = {"function_id": name, "name": name, "signature": "(month: str) -> bytes",
+                "implementation": "def f(): ...", "docstring": doc}  # fmt: skip
+        assert api("POST", "/v1/functions", spec)[0] == 201
+        assert api("POST", f"/v1/functions/{name}/approve")[0] == 200
+    result = search(api, "export the monthly refund report as a pdf", k=50, budget_tokens=300)
+    assert len(result["functions"]) == 40
+    lines = result["markdown"].splitlines()
+    best = result["functions"][0]
+    assert f"- **{best['name']}** `{best['signature']}`: {best['docstring']}" in "\n".join(lines)
+    detailed = [line for line in lines if line.startswith("- **")]
+    ids_only = [line for line in lines if line.startswith("- function `")]
+    assert len(detailed) >= 4
+    assert sum(count_tokens(line + "\n") for line in ids_only) <= 0.05 * 300
+    assert count_tokens(result["markdown"]) == result["used_tokens"] <= 300

@@ -44,12 +44,16 @@ def get_params(sk: str) -> dict[str, Any]:
     return {"TableName": TABLE, "Key": {"pk": {"S": PK}, "sk": {"S": sk}}, "ConsistentRead": True}
 
 
-def expect_head(stubber: Stubber, last_seq: int | None) -> None:
+def expect_head(stubber: Stubber, last_seq: int | None, last_subject: str | None = "priya") -> None:
     item = {"pk": {"S": PK}, "sk": {"S": "HEAD"}, "last_seq": {"N": str(last_seq)}}
+    if last_subject is not None:
+        item["last_subject"] = {"S": last_subject}
     stubber.add_response("get_item", {"Item": item} if last_seq else {}, get_params("HEAD"))
 
 
-def transaction(head_condition: dict[str, Any], *, idem: bool = False) -> dict[str, Any]:
+def transaction(
+    head_condition: dict[str, Any], *, idem: bool = False, marker: bool = False
+) -> dict[str, Any]:
     items: list[dict[str, Any]] = [
         {"Put": {"TableName": TABLE, "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"}},
         {"Put": {"TableName": TABLE, "Item": ANY, **head_condition}},
@@ -58,6 +62,8 @@ def transaction(head_condition: dict[str, Any], *, idem: bool = False) -> dict[s
         items.append(
             {"Put": {"TableName": TABLE, "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"}}
         )
+    if marker:  # the subject marker: unconditional, so it can never cancel an append
+        items.append({"Put": {"TableName": TABLE, "Item": ANY}})
     return {"TransactItems": items}
 
 
@@ -129,11 +135,22 @@ def test_head_conflict_rereads_the_head_and_retries_at_the_next_seq(
 ) -> None:
     client, stubber = dynamodb
     expect_head(stubber, None)
-    cancelled(stubber, ["ConditionalCheckFailed", "ConditionalCheckFailed"], transaction(FIRST_HEAD))
+    cancelled(
+        stubber, ["ConditionalCheckFailed", "ConditionalCheckFailed"], transaction(FIRST_HEAD, marker=True)
+    )
     expect_head(stubber, 1)
     stubber.add_response("transact_write_items", {}, transaction(after(1)))
     outcome = DynamoDbEventLog(TABLE, "acme", client=client).append(draft())
     assert (outcome.created, outcome.event.seq) == (True, 2)
+
+
+def test_a_head_written_before_heads_named_their_subject_writes_the_subject_marker(
+    dynamodb: tuple[DynamoDBClient, Stubber],
+) -> None:
+    client, stubber = dynamodb
+    expect_head(stubber, 4, last_subject=None)
+    stubber.add_response("transact_write_items", {}, transaction(after(4), marker=True))
+    assert DynamoDbEventLog(TABLE, "acme", client=client).append(draft()).event.seq == 5
 
 
 def test_contention_that_outlasts_the_time_budget_gives_up_with_contention_error(

@@ -42,6 +42,11 @@ class EventLog(Protocol):
         """The highest seq of the session, 0 when it has no events."""
         ...
 
+    def has_subject(self, subject_id: str) -> bool:
+        """Whether any session holds an event of `subject_id`: a subject is known from its first
+        event, before any belief is projected from it. One indexed read, whatever the log's size."""
+        ...
+
 
 class BlobStore(Protocol):
     """Content-addressed store for payloads too large to keep inline in the log."""

@@ -116,7 +116,8 @@ class Layout:
             count=self._count,
             encoding=self._encoding,
             preamble=preamble(skill) + ("\n\n## Knowledge" if groups else ""),
-            prefix_identity_share=IDENTITY_SHARE,
+            identity_share=IDENTITY_SHARE,
+            policy="ranked_prefix",
         )
         levels = {p.candidate.item_id: level_of[p.candidate.item_id][p.level] for p in packed.placed}
         tokens_of = {p.candidate.item_id: p.tokens for p in packed.placed}

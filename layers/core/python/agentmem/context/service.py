@@ -77,7 +77,14 @@ class ContextService:
             generation = index.generation
             found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
             candidates += found
-            if not found and not index.current(request.subject_id) and not (session and session.result()[0]):
+            # A subject is known from its first event: beliefs are a projection and may lag or
+            # never come (nothing extractable), so their absence alone proves nothing.
+            known = bool(found) or bool(index.current(request.subject_id))
+            if (
+                not known
+                and not (session and session.result()[0])
+                and not self._log.has_subject(request.subject_id)
+            ):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
@@ -112,8 +119,6 @@ class ContextService:
         shares = {s: (1.0 - request.split) / len(others) for s in others}
         if "episodic" in request.include:
             shares["episodic"] = request.split
-        if all(v == 0 for v in shares.values()):
-            shares = dict.fromkeys(shares, 1.0)
         packed = pack(
             candidates,
             budget=request.budget_tokens,
@@ -123,7 +128,7 @@ class ContextService:
                 Section("episodic", f"This session ({request.session_id})"),
                 Section("skills", "Skills for this task"),
             ],
-            title=f"Context for {request.agent}: {request.query.strip()[:120]}",
+            title=f"Context for {request.agent}",  # the agent knows its query: repeating it costs tokens
             count=lambda text: self._count(text, request.encoding),
             encoding=request.encoding,
         )

@@ -38,7 +38,7 @@ from agentmem.procedural.search_models import (
     SkillSearchResponse,
     SkillSearchTrace,
 )
-from agentmem.procedural.search_render import SOURCE, flat, item_id, skill_candidate
+from agentmem.procedural.search_render import SOURCE, item_id, skill_candidate
 from agentmem.tokens import DEFAULT_ENCODING
 
 SEARCH_K = 30
@@ -242,7 +242,7 @@ class SkillSearch:
             budget=request.budget_tokens,
             shares={SOURCE: 1.0},
             sections=[Section(SOURCE, "Skills")],
-            title=f"Skills for: {flat(request.task)[:120]}",
+            title="Skills for this task",  # the caller knows its task: repeating it costs tokens
             count=self._count,
             encoding=DEFAULT_ENCODING,
         )

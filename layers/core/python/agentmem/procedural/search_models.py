@@ -7,12 +7,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentmem.model.context import MAX_BUDGET
 from agentmem.procedural.model import Function, Guidance
 
+MAX_K = 50
+"""The ceiling on `k`: each ranker reads 3k items deep, so k bounds a search's cost."""
+
 
 class SkillSearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task: str = Field(min_length=1, max_length=4000, description="What the agent is about to do.")
-    k: int = Field(default=5, ge=1, le=50, description="At most this many functions and this many guidance.")
+    k: int = Field(
+        default=5,
+        ge=1,
+        le=MAX_K,
+        description=f"At most this many functions and this many guidance: 1 to {MAX_K} (more is a 422).",
+    )
     budget_tokens: int | None = Field(
         default=None,
         ge=1,

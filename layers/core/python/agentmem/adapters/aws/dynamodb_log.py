@@ -2,8 +2,13 @@
 
 One partition per (tenant, session) holds three kinds of item, told apart by `entity`:
 - `E#<seq:012d>`: an event (`entity="event"`); stream consumers ignore every other entity;
-- `HEAD`: the session head, `last_seq`;
+- `HEAD`: the session head, `last_seq`, and `last_subject`, the subject of the session's last event;
 - `IDEM#<key>`: an idempotency record pointing at its event's sort key.
+
+One partition per (tenant, subject), `T#<tenant>#SUBJECT#<subject>`, holds `SUBJECT`
+(`entity="subject"`): the subject has events. The append that gives a session an event of another
+subject than its last one puts it in the same transaction, so it exists from the subject's first
+event on and costs one more write per session, not per event.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 HEAD_SK = "HEAD"
+SUBJECT_SK = "SUBJECT"
 IDEM_POSITION = 2  # in the TransactItems list that `_transaction` builds: event, head, idem
 
 
@@ -67,6 +73,9 @@ class DynamoDbEventLog:
     def _pk(self, session_id: str) -> str:
         return f"T#{self._tenant}#S#{session_id}"
 
+    def _subject_pk(self, subject_id: str) -> str:
+        return f"T#{self._tenant}#SUBJECT#{subject_id}"
+
     def append(self, draft: EventDraft) -> AppendOutcome:
         pk = self._pk(draft.session_id)
         if draft.idempotency_key is not None:
@@ -91,10 +100,13 @@ class DynamoDbEventLog:
 
     def _attempt(self, pk: str, draft: EventDraft) -> AppendOutcome | None:
         """One read-head-then-transact round; None when another writer moved the head first."""
-        last = self._head(pk)
+        last, last_subject = self._head(pk)
         event = Event.from_draft(draft, seq=last + 1)
+        items = self._transaction(pk, last, event, draft)
+        if last_subject != event.subject_id:
+            items.append(self._subject_marker(event.subject_id))  # after IDEM_POSITION: it stays put
         try:
-            self._client.transact_write_items(TransactItems=self._transaction(pk, last, event, draft))
+            self._client.transact_write_items(TransactItems=items)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise translate_client_error(exc, "append event") from exc
@@ -130,6 +142,7 @@ class DynamoDbEventLog:
                 "sk": {"S": HEAD_SK},
                 "entity": {"S": "head"},
                 "last_seq": _n(event.seq),
+                "last_subject": {"S": event.subject_id},
             },
             "ConditionExpression": "attribute_not_exists(pk)",
         }
@@ -164,6 +177,22 @@ class DynamoDbEventLog:
             )
         return items
 
+    def _subject_marker(self, subject_id: str) -> TransactWriteItemTypeDef:
+        # No condition: the marker may already exist (another session wrote it), and rewriting it
+        # is harmless, where a failed condition would cancel the append.
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": {
+                    "pk": {"S": self._subject_pk(subject_id)},
+                    "sk": {"S": SUBJECT_SK},
+                    "entity": {"S": "subject"},
+                    "tenant_id": {"S": self._tenant},
+                    "subject_id": {"S": subject_id},
+                },
+            }
+        }
+
     def _get(self, pk: str, sk: str) -> Item | None:
         try:
             response = self._client.get_item(
@@ -173,9 +202,14 @@ class DynamoDbEventLog:
             raise translate_client_error(exc, "read event log") from exc
         return response.get("Item")
 
-    def _head(self, pk: str) -> int:
+    def _head(self, pk: str) -> tuple[int, str | None]:
+        """(last seq, subject of the last event); a head written before heads named their
+        subject gives None, so the next append writes the marker again."""
         head = self._get(pk, HEAD_SK)
-        return int(head["last_seq"]["N"]) if head is not None else 0
+        if head is None:
+            return 0, None
+        subject = head.get("last_subject")
+        return int(head["last_seq"]["N"]), subject["S"] if subject is not None else None
 
     def _stored_for_key(self, pk: str, key: str) -> AppendOutcome | None:
         record = self._get(pk, f"IDEM#{key}")
@@ -266,7 +300,10 @@ class DynamoDbEventLog:
         return events[:limit]
 
     def last_seq(self, session_id: str) -> int:
-        return self._head(self._pk(session_id))
+        return self._head(self._pk(session_id))[0]
+
+    def has_subject(self, subject_id: str) -> bool:
+        return self._get(self._subject_pk(subject_id), SUBJECT_SK) is not None
 
 
 def _code_at(reasons: list[str], index: int) -> str:

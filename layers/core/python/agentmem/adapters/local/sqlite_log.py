@@ -157,6 +157,16 @@ class SqliteEventLog:
         )
         return int(last)
 
+    def has_subject(self, subject_id: str) -> bool:
+        row = (
+            self._db.connection()
+            .execute(  # served by the events_by_subject index
+                "SELECT 1 FROM events WHERE tenant_id=? AND subject_id=? LIMIT 1", (self._tenant, subject_id)
+            )
+            .fetchone()
+        )
+        return row is not None
+
     def read_since(self, position: int, limit: int = 500) -> list[tuple[int, Event]]:
         rows = self._db.connection().execute(
             f"SELECT position, {COLUMNS} FROM events"
