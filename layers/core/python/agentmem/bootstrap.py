@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from agentmem.procedural.review import ReviewService
     from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.service import SemanticService
+    from agentmem.subjects.erasure import ErasureService
+    from agentmem.subjects.export import SubjectExport
 
 
 @dataclass
@@ -118,6 +120,20 @@ class Services:
         from agentmem.compose_wiring import build_composer
 
         return build_composer(self)
+
+    @cached_property
+    def erasure(self) -> ErasureService:
+        """Erasing a subject from every tier (docs/erasure.md)."""
+        from agentmem.subjects_wiring import build_erasure
+
+        return build_erasure(self)
+
+    @cached_property
+    def subject_export(self) -> SubjectExport:
+        """Everything held about a subject, as NDJSON."""
+        from agentmem.subjects_wiring import build_export
+
+        return build_export(self)
 
     def database(self) -> SqliteDatabase:
         """The local SQLite file every local adapter shares (one per path per process)."""

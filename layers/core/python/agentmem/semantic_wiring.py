@@ -75,4 +75,12 @@ def build_semantic(settings: Settings) -> SemanticService:
     catalog = FactTypeCatalog(
         settings.declared_fact_types(), allow_undeclared=settings.allow_undeclared_facts
     )
-    return SemanticService(build_belief_store(settings, embedder), build_llm(settings), embedder, catalog)
+    from agentmem.subjects_wiring import build_erasure_ledger
+
+    return SemanticService(
+        build_belief_store(settings, embedder),
+        build_llm(settings),
+        embedder,
+        catalog,
+        erasures=build_erasure_ledger(settings),  # every projection skips erased subjects
+    )

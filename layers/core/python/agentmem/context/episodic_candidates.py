@@ -123,6 +123,13 @@ def _event_words(event_id: str, text: str) -> tuple[tuple[str, ...], Counter[str
     return w, Counter(w)
 
 
+def clear_word_cache() -> int:
+    """Empty the per-event word cache (erasure); returns how many events it held."""
+    held = _event_words.cache_info().currsize
+    _event_words.cache_clear()
+    return held
+
+
 def rank_session(events: Sequence[Event], query: str) -> SessionRanking:
     cached = {e.event_id: _event_words(e.event_id, event_text(e)) for e in events}
     tokens = {event_id: list(w) for event_id, (w, _) in cached.items()}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from agentmem.errors import NotFoundError
+
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class FolderBlobStore:
@@ -49,3 +52,12 @@ class FolderBlobStore:
 
     def exists(self, sha256: str) -> bool:
         return self._path(sha256).exists()
+
+    def delete(self, sha256: str) -> bool:
+        if not SHA256_HEX.fullmatch(sha256):  # never a path outside the store
+            return False
+        try:
+            self._path(sha256).unlink()
+        except FileNotFoundError:
+            return False
+        return True
