@@ -19,7 +19,13 @@ from botocore.stub import ANY, Stubber
 from agentmem.adapters.aws.dynamodb_log import DynamoDbEventLog
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.adapters.aws.s3_blobs import S3BlobStore
-from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError, NotFoundError
+from agentmem.errors import (
+    AgentMemError,
+    BackendUnavailableError,
+    ContentionError,
+    NotFoundError,
+    SubjectErasedError,
+)
 from tests.aws_fixtures import use_fake_aws_environment
 from tests.contract.event_log_contract import draft
 
@@ -58,6 +64,17 @@ def transaction(head_condition: dict[str, Any], *, idem: bool = False) -> dict[s
         items.append(
             {"Put": {"TableName": TABLE, "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"}}
         )
+    # The subject registry, then the check that the subject has no erasure tombstone.
+    items.append({"Put": {"TableName": TABLE, "Item": ANY}})
+    items.append(
+        {
+            "ConditionCheck": {
+                "TableName": TABLE,
+                "Key": ANY,
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+    )
     return {"TransactItems": items}
 
 
@@ -146,6 +163,19 @@ def test_contention_that_never_ends_gives_up_with_contention_error(
     log = DynamoDbEventLog(TABLE, "acme", client=client, max_attempts=3)
     with pytest.raises(ContentionError):
         log.append(draft())
+
+
+@pytest.mark.parametrize("head", ["None", "ConditionalCheckFailed"])
+def test_an_erased_subject_is_refused_at_once_even_when_the_head_moved_too(
+    dynamodb: tuple[DynamoDBClient, Stubber], head: str
+) -> None:
+    client, stubber = dynamodb
+    expect_head(stubber, 3)
+    # One reason per item: event, head, registry, tombstone check. No retry: it would fail alike.
+    cancelled(stubber, ["None", head, "None", "ConditionalCheckFailed"], transaction(after(3)))
+    with pytest.raises(SubjectErasedError) as refused:
+        DynamoDbEventLog(TABLE, "acme", client=client).append(draft())
+    assert refused.value.field == "subject_id"
 
 
 def test_idempotency_conflict_returns_the_event_the_winner_stored(

@@ -169,9 +169,16 @@ def _aws_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:
     session = boto3.session.Session(region_name=settings.aws_region)
     dynamodb = session.client("dynamodb", endpoint_url=settings.endpoint_url)
     s3 = session.client("s3", endpoint_url=settings.endpoint_url)
+    retention = settings.retention_days * 86_400 if settings.retention_days is not None else None
     return (
-        DynamoDbEventLog(settings.table_name, settings.tenant_id, client=dynamodb),
-        S3BlobStore(settings.bucket_name, client=s3),
+        DynamoDbEventLog(
+            settings.table_name, settings.tenant_id, client=dynamodb, retention_seconds=retention
+        ),
+        # The bucket's lifecycle rule keeps a blob a day longer than the retention (infra/): one
+        # renewed when it is a day old outlives every event that points at it.
+        S3BlobStore(
+            settings.bucket_name, client=s3, refresh_after_seconds=86_400 if retention is not None else None
+        ),
     )
 
 

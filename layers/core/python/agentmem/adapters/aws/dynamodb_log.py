@@ -4,12 +4,17 @@ One partition per (tenant, session) holds three kinds of item, told apart by `en
 - `E#<seq:012d>`: an event (`entity="event"`); stream consumers ignore every other entity;
 - `HEAD`: the session head, `last_seq`;
 - `IDEM#<key>`: an idempotency record pointing at its event's sort key.
+
+Each append also writes the subject's registry and blob-reference items and checks the subject
+has no erasure tombstone, in the same transaction (dynamodb_subject_items). With a retention,
+events and their items carry `expires_at`, the table's TTL attribute.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import boto3
@@ -25,9 +30,10 @@ from agentmem.adapters.aws.dynamodb_items import (
     event_to_item,
     item_to_event,
 )
+from agentmem.adapters.aws.dynamodb_subject_items import append_items, session_pk
 from agentmem.adapters.aws.dynamodb_transact import CONTENTION_CODES, THROTTLE_CODES, pause
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError
+from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError, SubjectErasedError
 from agentmem.model.events import AppendOutcome, Event, EventDraft
 
 if TYPE_CHECKING:
@@ -55,7 +61,9 @@ class DynamoDbEventLog:
         client: DynamoDBClient | None = None,
         max_attempts: int = 50,
         retry_budget_seconds: float = 10.0,
+        retention_seconds: int | None = None,
     ) -> None:
+        self._retention = retention_seconds
         self._table = table_name
         self._tenant = tenant_id
         self._client: DynamoDBClient = client or boto3.client(
@@ -65,7 +73,7 @@ class DynamoDbEventLog:
         self._retry_budget = retry_budget_seconds
 
     def _pk(self, session_id: str) -> str:
-        return f"T#{self._tenant}#S#{session_id}"
+        return session_pk(self._tenant, session_id)
 
     def append(self, draft: EventDraft) -> AppendOutcome:
         pk = self._pk(draft.session_id)
@@ -93,12 +101,18 @@ class DynamoDbEventLog:
         """One read-head-then-transact round; None when another writer moved the head first."""
         last = self._head(pk)
         event = Event.from_draft(draft, seq=last + 1)
+        items = self._transaction(pk, last, event, draft)
+        tombstone_at = len(items) - 1  # the subject's tombstone check comes last
         try:
-            self._client.transact_write_items(TransactItems=self._transaction(pk, last, event, draft))
+            self._client.transact_write_items(TransactItems=items)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise translate_client_error(exc, "append event") from exc
             reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+            if _code_at(reasons, tombstone_at) == "ConditionalCheckFailed":
+                raise SubjectErasedError(
+                    f"subject {draft.subject_id} was erased; write about a new subject id instead"
+                ) from exc
             if (
                 draft.idempotency_key is not None
                 and _code_at(reasons, IDEM_POSITION) == "ConditionalCheckFailed"
@@ -123,6 +137,10 @@ class DynamoDbEventLog:
     ) -> list[TransactWriteItemTypeDef]:
         # The head's condition is what serialises writers: exactly one transaction can move it
         # from `last`, and the event rides in the same transaction, so no seq is ever skipped.
+        # The subject's items ride along too, the tombstone check last: an erasure is either
+        # committed first (and this append refused) or finds this event when it enumerates.
+        expires = self._expires_at(event)
+        expiry: Item = {"expires_at": _n(expires)} if expires is not None else {}
         head: PutTypeDef = {
             "TableName": self._table,
             "Item": {
@@ -140,7 +158,7 @@ class DynamoDbEventLog:
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": event_to_item(self._tenant, pk, event, draft.request_hash),
+                    "Item": {**event_to_item(self._tenant, pk, event, draft.request_hash), **expiry},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -157,12 +175,19 @@ class DynamoDbEventLog:
                             "entity": {"S": "idem"},
                             "event_sk": {"S": event_sk(event.seq)},
                             "request_hash": {"S": draft.request_hash},
+                            **expiry,
                         },
                         "ConditionExpression": "attribute_not_exists(pk)",
                     }
                 }
             )
-        return items
+        return items + append_items(self._table, self._tenant, event, expires)
+
+    def _expires_at(self, event: Event) -> int | None:
+        """Epoch seconds at which DynamoDB's TTL may delete the event: `retention` after it was written."""
+        if self._retention is None:
+            return None
+        return int(datetime.fromisoformat(event.created_at).timestamp()) + self._retention
 
     def _get(self, pk: str, sk: str) -> Item | None:
         try:
@@ -210,6 +235,9 @@ class DynamoDbEventLog:
             names["#agent"], values[":agent"] = "agent", {"S": agent}
         if round is not None:
             names["#round"], values[":round"] = "round", _n(round)
+        if self._retention is not None:
+            # TTL deletes within days of expiry, not at it: an expired event reads as gone already.
+            names["#expires_at"], values[":now"] = "expires_at", _n(int(time.time()))
         query: QueryInputTypeDef = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lo AND :hi",
@@ -217,7 +245,12 @@ class DynamoDbEventLog:
             "ConsistentRead": True,
         }
         if names:
-            query["FilterExpression"] = " AND ".join(f"{name} = :{name[1:]}" for name in names)
+            query["FilterExpression"] = " AND ".join(
+                "(attribute_not_exists(#expires_at) OR #expires_at > :now)"
+                if name == "#expires_at"
+                else f"{name} = :{name[1:]}"
+                for name in names
+            )
             query["ExpressionAttributeNames"] = names
         events: list[Event] = []
         while len(events) < limit:
