@@ -81,6 +81,9 @@ class TenantConfig(BaseModel):
     composer_llm: Literal["off", "filter", "rank"] = "off"
     # A Bedrock Rerank model id (e.g. `amazon.rerank-v1:0`); unset, the composer ranks by fused BM25 + vector.
     bedrock_rerank_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] | None = None
+    # Days raw events and blobs are kept (DynamoDB TTL on each event, an S3 lifecycle rule on blobs);
+    # unset keeps them for good. Beliefs distilled from expired events survive (docs/erasure.md).
+    retention_days: int | None = Field(default=None, ge=1, le=36_500)
     # The belief index's OpenSearch Service data nodes; unset, see PRODUCTION_SEARCH and DEV_SEARCH.
     search_instance_type: Annotated[str, StringConstraints(pattern=SEARCH_INSTANCE_PATTERN)] | None = None
     search_data_nodes: int | None = Field(default=None, ge=1, le=80)
