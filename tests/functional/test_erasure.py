@@ -235,3 +235,15 @@ def test_forget_on_the_command_line_prints_the_erasure_and_each_tier(
     assert out.startswith("erasure er_") and ": done (run 1)" in out.splitlines()[0]
     assert "  events         done     4 removed" in out
     assert ALICE_MARK not in raw_bytes(services.settings.data_dir)
+
+
+def test_the_openapi_document_carries_erasure_and_export(api: Call) -> None:
+    _, document = api("GET", "/v1/openapi.json")
+    paths = document["paths"]
+
+    assert set(paths["/v1/subjects/{subject_id}"]) == {"delete"}
+    assert "202" in paths["/v1/subjects/{subject_id}"]["delete"]["responses"]
+    assert set(paths["/v1/erasures/{erasure_id}"]) == {"get"}
+    export = paths["/v1/subjects/{subject_id}/export"]["get"]
+    assert "application/x-ndjson" in export["responses"]["200"]["content"]
+    assert "410" in export["responses"]

@@ -174,8 +174,8 @@ def _aws_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:
         DynamoDbEventLog(
             settings.table_name, settings.tenant_id, client=dynamodb, retention_seconds=retention
         ),
-        # The bucket's lifecycle rule keeps a blob a day longer than the retention (infra/): one
-        # renewed when it is a day old outlives every event that points at it.
+        # The bucket's lifecycle rule keeps a blob two days longer than the retention (infra/):
+        # one renewed once a day old outlives every event that points at it.
         S3BlobStore(
             settings.bucket_name, client=s3, refresh_after_seconds=86_400 if retention is not None else None
         ),
