@@ -3,6 +3,7 @@ and no replay, late projection or append that brings it back."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from agentmem.bootstrap import Services
 from agentmem.cli import main
 from agentmem.errors import NotFoundError
 from agentmem.model.events import AppendEventRequest, Event
+from agentmem.semantic.projector import ErasureGuard
 from agentmem.semantic.replay import replay
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
@@ -247,3 +249,28 @@ def test_the_openapi_document_carries_erasure_and_export(api: Call) -> None:
     export = paths["/v1/subjects/{subject_id}/export"]["get"]
     assert "application/x-ndjson" in export["responses"]["200"]["content"]
     assert "410" in export["responses"]
+
+
+def test_a_write_that_lands_after_the_erasure_leaves_no_bytes_behind(
+    services: Services, two_subjects: dict[str, Event]
+) -> None:
+    """The race: a projector checked before the tombstone and writes after the erasure finished.
+    Its own second check purges the belief, and (locally) compacts the file as the erasure did."""
+    services.erasure.erase("alice")
+    assert ALICE_MARK not in raw_bytes(services.settings.data_dir)
+    semantic = services.semantic
+    guard = semantic._guard
+    assert guard is not None
+    checks: list[set[str]] = []
+
+    def erased(ids: Collection[str]) -> set[str]:
+        checks.append(set() if not checks else guard.erased(ids))  # the first saw no tombstone yet
+        return checks[-1]
+
+    semantic._guard = ErasureGuard(erased, guard.purge)
+
+    applied = semantic.project(two_subjects["alice_note"])
+
+    assert applied and checks == [set(), {"alice"}]  # it wrote, then found the tombstone
+    assert semantic.current("alice") == []
+    assert ALICE_MARK not in raw_bytes(services.settings.data_dir)

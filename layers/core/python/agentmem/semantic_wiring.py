@@ -75,12 +75,14 @@ def build_semantic(settings: Settings) -> SemanticService:
     catalog = FactTypeCatalog(
         settings.declared_fact_types(), allow_undeclared=settings.allow_undeclared_facts
     )
-    from agentmem.subjects_wiring import build_erasure_ledger
+    from agentmem.subjects_wiring import build_erasure_ledger, build_late_purge
 
+    store = build_belief_store(settings, embedder)
     return SemanticService(
-        build_belief_store(settings, embedder),
+        store,
         build_llm(settings),
         embedder,
         catalog,
         erasures=build_erasure_ledger(settings),  # every projection skips erased subjects
+        purge=build_late_purge(settings, store),
     )

@@ -3,18 +3,23 @@ bootstrap so that no other path imports them."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agentmem.errors import BackendUnavailableError
 from agentmem.settings import Settings
 from agentmem.subjects.erasure import ErasureService, Tier
 from agentmem.subjects.export import SubjectExport
 from agentmem.subjects.ports import ErasureLedger, ErasureScheduler, SubjectLog
 from agentmem.subjects.tiers import clear_caches, forget_conversations, forget_review_drafts
 
+logger = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from agentmem.bootstrap import Services
     from agentmem.compose.ports import ConversationMemory
-    from agentmem.semantic.ports import ObservationSnapshot, RetentionSweeper
+    from agentmem.semantic.ports import BeliefStore, ObservationSnapshot, RetentionSweeper
 
 
 def build_erasure_ledger(settings: Settings) -> ErasureLedger:
@@ -31,6 +36,27 @@ def build_erasure_ledger(settings: Settings) -> ErasureLedger:
 
     db = open_database(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
     return SqliteErasureLedger(db, settings.tenant_id)
+
+
+def build_late_purge(settings: Settings, store: BeliefStore) -> Callable[[str], int]:
+    """What projection runs on a subject erased while it was writing: the store's forget, and
+    locally a compaction too, or the late write's bytes could outlive the erasure in the WAL.
+    A compaction that finds the WAL busy is left to a repeat of the erasure."""
+    if settings.backend == "aws":
+        return store.forget_subject
+    from agentmem.adapters.local.sqlite_db import open_database
+
+    database = open_database(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
+
+    def forget_and_compact(subject_id: str) -> int:
+        removed = store.forget_subject(subject_id)
+        try:
+            database.compact()
+        except BackendUnavailableError:
+            logger.warning("late purge could not compact; repeat the erasure to finish it")
+        return removed
+
+    return forget_and_compact
 
 
 def build_subject_log(services: Services) -> SubjectLog:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.errors import InvalidInputError, NotFoundError
@@ -30,13 +31,18 @@ class SemanticService:
         embedder: Embedder,
         fact_types: FactTypeCatalog,
         erasures: ErasedSubjects | None = None,
+        purge: Callable[[str], int] | None = None,
     ) -> None:
+        """`purge` removes a subject erased while a batch was projected (default: the store's
+        forget_subject; the local wiring also compacts the file, as the erasure itself does)."""
         self.store = store
         self.llm = llm
         self.embedder = embedder
         self.fact_types = fact_types
         self.erasures = erasures
-        self._guard = ErasureGuard(erasures.erased, store.forget_subject) if erasures is not None else None
+        self._guard = (
+            ErasureGuard(erasures.erased, purge or store.forget_subject) if erasures is not None else None
+        )
 
     def projector(self, index: BeliefIndex | None = None) -> Projector:
         """A projector onto `index`, or onto the active generation. It skips erased subjects."""
