@@ -114,6 +114,9 @@ class TenantConfig(BaseModel):
         None
     )
     writer_principals: Annotated[list[Principal] | None, BeforeValidator(_json_or_commas)] = None
+    # Days raw events and blobs are kept (DynamoDB TTL on each event, an S3 lifecycle rule on blobs);
+    # unset keeps them for good. Beliefs distilled from expired events survive (docs/erasure.md).
+    retention_days: int | None = Field(default=None, ge=1, le=36_500)
     # The belief index's OpenSearch Service data nodes; unset, see PRODUCTION_SEARCH and DEV_SEARCH.
     search_instance_type: Annotated[str, StringConstraints(pattern=SEARCH_INSTANCE_PATTERN)] | None = None
     search_data_nodes: int | None = Field(default=None, ge=1, le=80)

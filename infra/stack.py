@@ -10,6 +10,7 @@ from constructs import Construct
 from infra.config import APP_NAME, TenantConfig
 from infra.constructs.api import Api
 from infra.constructs.bedrock import BedrockModels, grant_rerank
+from infra.constructs.erasure import ErasureFunction
 from infra.constructs.layers import Layers
 from infra.constructs.library import COMPOSE_ROUTES, SKILL_ROUTES, LibraryFunction, TenantParts
 from infra.constructs.projector import Projector
@@ -55,6 +56,18 @@ class TenantStack(cdk.Stack):
             vectors=self.vectors,
             models=models,
         )
+        self.erasure = ErasureFunction(
+            self,
+            "Erasure",
+            config=config,
+            storage=self.storage,
+            layers=self.layers,
+            api=self.api,
+            vectors=self.vectors,
+        )
+        # Projection skips erased subjects (and the export refuses them): both read the tombstones.
+        self.storage.grant_tombstone_read(self.projector.function.role)
+        self.storage.grant_tombstone_read(self.read.function.role)
         parts = TenantParts(config, self.storage, self.layers, self.api, self.vectors, models)
         # A tenant without the procedural tier gets no function, no routes and no skill index for it.
         self.skills = (
@@ -99,6 +112,12 @@ class TenantStack(cdk.Stack):
             "ProjectorDeadLetterQueueUrl",
             value=self.projector.dead_letters.queue_url,
             description="Stream batches the projector gave up on (shard id and sequence number range)",
+        )
+        cdk.CfnOutput(
+            self,
+            "ErasureDeadLetterQueueUrl",
+            value=self.erasure.dead_letters.queue_url,
+            description="Erasures that did not finish every tier after their retries",
         )
 
 

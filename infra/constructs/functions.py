@@ -19,7 +19,10 @@ from infra.paths import ASSET_EXCLUDES
 
 def base_environment(config: TenantConfig) -> dict[str, str]:
     """Variables every function gets; agentmem.settings.Settings parses the AGENTMEM_* ones."""
+    # The write function stamps each event's expiry with it; readers hide what expired already.
+    retention = {"AGENTMEM_RETENTION_DAYS": str(config.retention_days)} if config.retention_days else {}
     return {
+        **retention,
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": config.tenant,
         "AGENTMEM_PROCEDURAL_ENABLED": "true" if config.procedural else "false",

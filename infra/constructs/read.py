@@ -21,6 +21,7 @@ READ_ROUTES: list[tuple[str, str]] = [
     ("POST", "/v1/subjects/{subject_id}/beliefs/search"),
     ("GET", "/v1/health/deep"),
     ("POST", "/v1/context"),
+    ("GET", "/v1/subjects/{subject_id}/export"),
     # Served here because this function has every route: the write function's document lacks the reads.
     ("GET", "/v1/openapi.json"),
 ]

@@ -12,7 +12,8 @@ from infra.config import TenantConfig
 
 ACCESS_LOG_RETENTION = cdk.Duration.days(90)
 # TransactWriteItems needs no action of its own: IAM checks Put/Update/ConditionCheck per item in it.
-# The log is append-only, so no function gets DeleteItem, BatchWriteItem or Scan.
+# The log is append-only for every writer: only the erasure function may delete, and only in the
+# tenant's log partitions (grant_erase); no function gets Scan.
 LOG_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:Query")
 # The skill library, the composer's catalogue and its conversations share the table; functions that
 # author them may rewrite and delete, but only in those partitions (IAM's dynamodb:LeadingKeys), so
@@ -25,6 +26,13 @@ LIBRARY_WRITE_ACTIONS = (
     "dynamodb:DeleteItem",
     "dynamodb:ConditionCheckItem",
 )
+# What an erasure deletes (sessions' events, idempotency records and heads, the subject registry,
+# blob references) and where its ledger lives (tombstones, records), as partition key patterns.
+ERASE_ACTIONS = ("dynamodb:GetItem", "dynamodb:Query", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
+LEDGER_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+# Extra days a blob outlives the retention: one renewed when a day old (S3BlobStore) then outlives
+# every event pointing at it, whatever the clock skew and S3's rounding to midnight.
+BLOB_RETENTION_MARGIN_DAYS = 2
 LOG_READ_APPEND_ACTIONS = (
     *LOG_READ_ACTIONS,
     "dynamodb:PutItem",
@@ -69,8 +77,9 @@ class Storage(Construct):
                 point_in_time_recovery_enabled=True
             ),
             stream=dynamodb.StreamViewType.NEW_IMAGE,
-            # Only the composer's conversation memory carries it (it expires after a week); log
-            # items never do, so the log is never expired.
+            # The composer's conversation memory expires after a week; with a tenant retention
+            # (retention_days), each event and its items carry it too. Without one, nothing of the
+            # log does, and the log is never expired.
             time_to_live_attribute="expires_at",
             encryption=dynamodb.TableEncryption.AWS_MANAGED,
             # The log is the source of truth: a retained table must also survive a stray delete-table call.
@@ -105,10 +114,52 @@ class Storage(Construct):
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             server_access_logs_bucket=access_logs,
             server_access_logs_prefix="blobs/",
+            lifecycle_rules=self._blob_retention(),
             removal_policy=self._removal_policy,
             # A dev stack must be deletable in one command; CloudFormation cannot delete a non-empty bucket.
             auto_delete_objects=not self._config.retain,
         )
+
+    def _blob_retention(self) -> list[s3.LifecycleRule] | None:
+        days = self._config.retention_days
+        if days is None:
+            return None
+        return [
+            s3.LifecycleRule(
+                id="BlobRetention",
+                prefix="blobs/",
+                expiration=cdk.Duration.days(days + BLOB_RETENTION_MARGIN_DAYS),
+            )
+        ]
+
+    def tenant_partitions(self, *kinds: str) -> list[str]:
+        """`dynamodb:LeadingKeys` patterns of this tenant's log partitions of the given kinds."""
+        return [f"T#{self._config.tenant}#{kind}#*" for kind in kinds]
+
+    def grant_erase(self, grantee: iam.IGrantable) -> None:
+        """What the erasure function needs of the table, and no more: delete in the tenant's
+        session, subject-registry and blob-reference partitions; read and write the erasure
+        ledger; read, rewrite and delete skill drafts and conversation memories."""
+        self._grant_where(grantee, ERASE_ACTIONS, self.tenant_partitions("S", "SUBJ", "BLOB"))
+        self._grant_where(grantee, LEDGER_ACTIONS, self.tenant_partitions("ERASED", "ERASURE"))
+        self._grant_where(grantee, (*LIBRARY_READ_ACTIONS, *LIBRARY_WRITE_ACTIONS), ["SKILLS#*", "CONV#*"])
+
+    def grant_tombstone_read(self, grantee: iam.IGrantable) -> None:
+        """Check subjects against the erasure tombstones (projection skips the erased)."""
+        self._grant_where(grantee, ("dynamodb:BatchGetItem",), self.tenant_partitions("ERASED"))
+
+    def _grant_where(self, grantee: iam.IGrantable, actions: tuple[str, ...], partitions: list[str]) -> None:
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=list(actions),
+                resources=[self.table.table_arn],
+                conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": partitions}},
+            )
+        )
+
+    def grant_blob_erase(self, grantee: iam.IGrantable) -> None:
+        """Check for and delete blob objects; nothing else of the bucket."""
+        self._grant_objects(grantee, "s3:GetObject", "s3:DeleteObject")
 
     def grant_log_read_append(self, grantee: iam.IGrantable) -> iam.Grant:
         """Append events (one transaction) and read them back; nothing that deletes or rewrites."""
@@ -127,13 +178,7 @@ class Storage(Construct):
         self._grant_library(grantee, (*LIBRARY_READ_ACTIONS, *LIBRARY_WRITE_ACTIONS))
 
     def _grant_library(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=list(actions),
-                resources=[self.table.table_arn],
-                conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": list(LIBRARY_PARTITIONS)}},
-            )
-        )
+        self._grant_where(grantee, actions, list(LIBRARY_PARTITIONS))
 
     def grant_blob_read(self, grantee: iam.IGrantable) -> None:
         """Get blob objects. ListBucket only so a missing key answers 404 instead of 403."""

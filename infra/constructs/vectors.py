@@ -39,8 +39,17 @@ READ_ACTIONS = ("es:ESHttpGet", "es:ESHttpHead")
 # (`<index>/_search`, `<index>/_count`; the adapter always names the index).
 SEARCH_ACTIONS = ("es:ESHttpPost",)
 SEARCH_PATHS = ("*/_search", "*/_count")
+# The erasure function: POST _refresh and _delete_by_query on the belief indices of any generation.
+INDEX_PREFIX = "agentmem"  # agentmem.settings.Settings.opensearch_prefix, which the stack leaves as is
+ERASE_PATHS = tuple(
+    f"{INDEX_PREFIX}-{kind}-g*/{api}"
+    for kind in ("beliefs", "observations")
+    for api in ("_refresh", "_delete_by_query")
+)
 # PUT creates indexes and puts documents (compare-and-set); POST is _bulk, _refresh, _aliases and search.
-# No DELETE: the adapter never deletes, a replay builds a new generation and moves the aliases to it.
+# No DELETE: a replay builds a new generation and moves the aliases to it; an erasure deletes by
+# query (a POST): the erasure function (grant_erase), and the projector when it purges a subject
+# erased while it was projecting.
 WRITE_ACTIONS = (*READ_ACTIONS, "es:ESHttpPost", "es:ESHttpPut")
 
 
@@ -98,6 +107,11 @@ class SearchDomain(Construct):
     def grant_write(self, role: iam.IRole) -> None:
         """Everything `grant_read` allows, plus create indexes, write documents, refresh and move aliases."""
         self._allow(role, WRITE_ACTIONS, "*")
+
+    def grant_erase(self, role: iam.IRole) -> None:
+        """Refresh and delete-by-query on the belief and observation indices of every generation:
+        what erasing a subject sends (OpenSearchBeliefStore.forget_subject), and nothing else."""
+        self._allow(role, SEARCH_ACTIONS, *ERASE_PATHS)
 
     def _allow(self, role: iam.IRole, actions: tuple[str, ...], *paths: str) -> None:
         self.access_policy.add_statements(

@@ -39,3 +39,20 @@ class BlobStoreContract:
         assert not store.exists("0" * 64)
         with pytest.raises(NotFoundError):
             store.get(missing)
+
+    def test_delete_removes_the_blob_once(self, store: BlobStore) -> None:
+        data, other = b"erase me" * 100, b"keep me" * 100
+        uri = store.put(data, sha256=sha(data), media_type="text/plain")
+        store.put(other, sha256=sha(other), media_type="text/plain")
+
+        assert store.delete(sha(data)) is True
+        assert store.delete(sha(data)) is False  # a repeat finds nothing
+        assert not store.exists(sha(data)) and store.exists(sha(other))
+        with pytest.raises(NotFoundError):
+            store.get(uri)
+
+    def test_delete_refuses_what_is_not_a_content_hash(self, store: BlobStore) -> None:
+        data = b"present"
+        store.put(data, sha256=sha(data), media_type="text/plain")
+        assert store.delete("../" + sha(data)[3:]) is False
+        assert store.exists(sha(data))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -177,21 +178,40 @@ def test_a_modified_event_is_skipped_with_a_warning(
     assert [(r.levelname, r.__dict__["event_name"]) for r in skipped] == [("WARNING", "MODIFY")]
 
 
-def test_a_removed_event_is_skipped_with_a_warning(
+def test_an_event_expired_by_ttl_leaves_the_beliefs_distilled_from_it(
     projector: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # With NEW_IMAGE streams a REMOVE record has keys only; the sort key still says it was an event.
-    event = load_event("stream_insert_event.json")
-    record = event["Records"][0]
-    record["eventName"] = "REMOVE"
-    del record["dynamodb"]["NewImage"]
+    # Retention: DynamoDB's TTL deletes the event (userIdentity dynamodb.amazonaws.com); a REMOVE
+    # record of a NEW_IMAGE stream carries the keys only. Beliefs survive their raw events.
+    invoke(projector, load_event("stream_insert_event.json"))
+    before = snapshot(projector)
+    caplog.set_level(logging.DEBUG, logger=projector.logger.name)
+
+    response = invoke(projector, load_event("stream_ttl_remove.json"))
+
+    assert response == {"batchItemFailures": []}
+    assert snapshot(projector) == before and before
+    (ignored,) = [r for r in caplog.records if r.getMessage() == "event removal ignored"]
+    assert ignored.__dict__["expired"] is True
+
+
+def test_an_event_removed_by_an_erasure_changes_no_belief_either(projector: ModuleType) -> None:
+    event = load_event("stream_ttl_remove.json")
+    del event["Records"][0]["userIdentity"]  # the erasure function's own delete
 
     response = invoke(projector, event)
 
     assert response == {"batchItemFailures": []}
     assert current_values(projector) == {}
-    skipped = [r for r in caplog.records if r.getMessage() == "stream record skipped"]
-    assert [(r.levelname, r.__dict__["event_name"]) for r in skipped] == [("WARNING", "REMOVE")]
+
+
+def test_a_redelivered_insert_of_an_erased_subject_is_not_projected(projector: ModuleType) -> None:
+    projector.services.erasure.erase("priya")
+
+    response = invoke(projector, load_event("stream_insert_event.json"))
+
+    assert response == {"batchItemFailures": []}
+    assert current_values(projector) == {}
 
 
 def test_read_handler_serves_what_the_projector_projected(projector: ModuleType) -> None:

@@ -25,9 +25,11 @@ READ_ROUTES = {
     ("POST", "/v1/subjects/{subject_id}/beliefs/search"),
     ("GET", "/v1/health/deep"),
     ("POST", "/v1/context"),
+    ("GET", "/v1/subjects/{subject_id}/export"),
     # The read function has every route, so its OpenAPI document is the complete one.
     ("GET", "/v1/openapi.json"),
 }
+ERASURE_ROUTES = {("DELETE", "/v1/subjects/{subject_id}"), ("GET", "/v1/erasures/{erasure_id}")}
 SKILL_ROUTES = {
     *{(m, "/v1/functions") for m in ("POST",)},
     *{(m, "/v1/functions/{function_id}") for m in ("GET", "PUT", "DELETE")},
@@ -84,11 +86,15 @@ def test_api_exposes_exactly_each_functions_routes_as_lambda_proxies(acme: Synth
     compose_id, _ = only(
         acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("composer")})
     )
+    erasure_id, _ = only(
+        acme.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp("erasure")})
+    )
     assert routes == {
         write_id: WRITE_ROUTES,
         read_id: READ_ROUTES,
         skills_id: SKILL_ROUTES,
         compose_id: COMPOSE_ROUTES,
+        erasure_id: ERASURE_ROUTES,
     }
 
 
@@ -119,7 +125,8 @@ def test_routes_require_their_path_parameters(acme: Synth) -> None:
         ("GET", "/v1/health/deep"): None,
         ("POST", "/v1/context"): None,
         ("GET", "/v1/openapi.json"): None,
-        **{route: _params(route[1]) for route in SKILL_ROUTES | COMPOSE_ROUTES},
+        **{route: _params(route[1]) for route in SKILL_ROUTES | COMPOSE_ROUTES | ERASURE_ROUTES},
+        ("GET", "/v1/subjects/{subject_id}/export"): subject,
     }
 
 
@@ -167,4 +174,5 @@ def test_outputs_name_the_api_url_table_bucket_search_endpoint_and_dead_letters(
         "BucketName",
         "SearchEndpoint",
         "ProjectorDeadLetterQueueUrl",
+        "ErasureDeadLetterQueueUrl",
     }

@@ -26,14 +26,22 @@ def test_defaults_for_a_bare_tenant() -> None:
     assert config.inline_max_bytes == 32 * 1024
     assert config.procedural is True
     assert config.retain is True
+    assert config.retention_days is None  # raw events and blobs are kept for good
 
 
 def test_cli_strings_are_coerced() -> None:
     # `cdk synth -c key=value` always passes strings.
     config = TenantConfig.from_context(
-        FakeContext(tenant="a-1", inlineMaxBytes="4096", procedural="false", removalPolicy="DESTROY")
+        FakeContext(
+            tenant="a-1",
+            inlineMaxBytes="4096",
+            procedural="false",
+            removalPolicy="DESTROY",
+            retentionDays="90",
+        )
     )
     assert (config.inline_max_bytes, config.procedural, config.retain) == (4096, False, False)
+    assert config.retention_days == 90
 
 
 @pytest.mark.parametrize("tenant", ["Acme", "acme_corp", "", "a" * 33, "acme.io", "ünï"])
@@ -49,7 +57,13 @@ def test_missing_tenant_says_how_to_pass_it() -> None:
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("inlineMaxBytes", "999999999"), ("removalPolicy", "snapshot"), ("procedural", "maybe")],
+    [
+        ("inlineMaxBytes", "999999999"),
+        ("removalPolicy", "snapshot"),
+        ("procedural", "maybe"),
+        ("retentionDays", "0"),
+        ("retentionDays", "a month"),
+    ],
 )
 def test_invalid_option_names_the_key(key: str, value: str) -> None:
     with pytest.raises(TenantConfigError, match=rf"-c {key}='{value}'"):

@@ -35,6 +35,7 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Synth:
         procedural="false",
         composerLlm="rank",
         bedrockRerankModel="amazon.rerank-v1:0",
+        retentionDays="30",
     )
 
 
@@ -71,7 +72,7 @@ def test_dev_stack_empties_its_buckets_on_delete(dev: Synth) -> None:
 
 def test_context_values_reach_the_function_and_the_stage(dev: Synth) -> None:
     functions = dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"})
-    assert len(functions) == 4  # write, read, projector, compose: the procedural tier is off
+    assert len(functions) == 5  # write, read, projector, compose, erasure: the procedural tier is off
     for function in functions.values():
         assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_TENANT_ID"] == "dev-1"
     _, write = only(
@@ -114,8 +115,9 @@ def test_an_in_region_llm_is_granted_in_this_region_only(dev: Synth) -> None:
     models = [
         f["Properties"]["Environment"]["Variables"].get("AGENTMEM_BEDROCK_LLM_MODEL") for f in functions
     ]
-    # The write function calls no model; the projector, read and compose functions call the configured one.
-    assert sorted(models, key=str) == [None, *["amazon.nova-lite-v1:0"] * 3]
+    # The write and erasure functions call no model; the projector, read and compose functions call
+    # the configured one.
+    assert sorted(models, key=str) == [None, None, *["amazon.nova-lite-v1:0"] * 3]
 
 
 def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(dev: Synth) -> None:
@@ -128,7 +130,10 @@ def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(d
     )
     assert not [p for p in paths if p.startswith(procedural)]
     assert "/v1/skills/{skill_id}/compose" in paths  # the composer stays
-    _, mapping = only(dev.resources("AWS::Lambda::EventSourceMapping"))
+    stream = {
+        k: m for k, m in dev.resources("AWS::Lambda::EventSourceMapping").items() if k.startswith("Projector")
+    }
+    _, mapping = only(stream)
     patterns = [f["Pattern"] for f in mapping["Properties"]["FilterCriteria"]["Filters"]]
     assert len(patterns) == 2 and not any("SKILLS#" in p for p in patterns)  # events and assets only
     # Every function is told, so the projector never creates the skill index (it does so only when on).
@@ -151,3 +156,14 @@ def test_the_composer_gets_its_llm_steps_and_the_rerank_model_it_may_call(dev: S
     statements = policy["Properties"]["PolicyDocument"]["Statement"]
     (rerank,) = [s for s in statements if "bedrock:Rerank" in s["Action"]]
     assert rerank["Resource"] == "*"
+
+
+def test_a_retention_expires_blobs_two_days_after_their_events(dev: Synth) -> None:
+    _, bucket = only(dev.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    assert bucket["Properties"]["LifecycleConfiguration"] == {
+        "Rules": [{"Id": "BlobRetention", "Prefix": "blobs/", "ExpirationInDays": 32, "Status": "Enabled"}]
+    }
+    functions = dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}).values()
+    assert {f["Properties"]["Environment"]["Variables"]["AGENTMEM_RETENTION_DAYS"] for f in functions} == {
+        "30"
+    }

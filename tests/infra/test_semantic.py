@@ -71,11 +71,16 @@ def reader(acme: Synth) -> dict[str, Any]:
 # --- stream -> projector ------------------------------------------------------------------------------
 
 
+def _projectors(resources: dict[str, Any]) -> dict[str, Any]:
+    """The projector's own: the erasure function has a queue, a mapping and an alarm too."""
+    return {logical_id: r for logical_id, r in resources.items() if logical_id.startswith("Projector")}
+
+
 def test_stream_mapping_never_lets_a_poison_record_block_the_shard(acme: Synth) -> None:
     table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
-    queue_id, _ = only(acme.resources("AWS::SQS::Queue"))
+    queue_id, _ = only(_projectors(acme.resources("AWS::SQS::Queue")))
     function_id, _ = _function(acme, "projector")
-    _, mapping = only(acme.resources("AWS::Lambda::EventSourceMapping"))
+    _, mapping = only(_projectors(acme.resources("AWS::Lambda::EventSourceMapping")))
     props = mapping["Properties"]
     assert props["EventSourceArn"] == {"Fn::GetAtt": [table_id, "StreamArn"]}
     assert props["FunctionName"] == {"Ref": function_id}
@@ -91,7 +96,7 @@ def test_stream_mapping_never_lets_a_poison_record_block_the_shard(acme: Synth) 
 
 
 def test_only_inserted_events_and_library_changes_invoke_the_projector(acme: Synth) -> None:
-    _, mapping = only(acme.resources("AWS::Lambda::EventSourceMapping"))
+    _, mapping = only(_projectors(acme.resources("AWS::Lambda::EventSourceMapping")))
     patterns = [json.loads(f["Pattern"]) for f in mapping["Properties"]["FilterCriteria"]["Filters"]]
 
     def keys(pk: str, sk: str) -> dict[str, Any]:
@@ -107,11 +112,11 @@ def test_only_inserted_events_and_library_changes_invoke_the_projector(acme: Syn
 
 
 def test_dead_letter_queue_is_encrypted_tls_only_and_keeps_messages_14_days(acme: Synth) -> None:
-    queue_id, queue = only(acme.resources("AWS::SQS::Queue"))
+    queue_id, queue = only(_projectors(acme.resources("AWS::SQS::Queue")))
     assert queue["Properties"]["SqsManagedSseEnabled"] is True
     assert queue["Properties"]["MessageRetentionPeriod"] == 14 * 24 * 3600
     assert queue["DeletionPolicy"] == "Retain"
-    _, policy = only(acme.resources("AWS::SQS::QueuePolicy"))
+    _, policy = only(_projectors(acme.resources("AWS::SQS::QueuePolicy")))
     assert policy["Properties"]["Queues"] == [{"Ref": queue_id}]
     (deny,) = policy["Properties"]["PolicyDocument"]["Statement"]
     assert deny["Effect"] == "Deny"
@@ -119,8 +124,8 @@ def test_dead_letter_queue_is_encrypted_tls_only_and_keeps_messages_14_days(acme
 
 
 def test_an_alarm_fires_on_any_dead_lettered_batch(acme: Synth) -> None:
-    queue_id, _ = only(acme.resources("AWS::SQS::Queue"))
-    _, alarm = only(acme.resources("AWS::CloudWatch::Alarm"))
+    queue_id, _ = only(_projectors(acme.resources("AWS::SQS::Queue")))
+    _, alarm = only(_projectors(acme.resources("AWS::CloudWatch::Alarm")))
     props = alarm["Properties"]
     assert (props["Namespace"], props["MetricName"]) == ("AWS/SQS", "ApproximateNumberOfMessagesVisible")
     assert props["Dimensions"] == [{"Name": "QueueName", "Value": {"Fn::GetAtt": [queue_id, "QueueName"]}}]
@@ -179,6 +184,12 @@ def test_projector_reads_the_stream_and_nothing_else_of_the_table(
         "dynamodb:Query",
         "dynamodb:BatchGetItem",
     }
+    (tombstones,) = [s for s in statements if s["Action"] == "dynamodb:BatchGetItem"]
+    assert tombstones["Condition"] == {
+        "ForAllValues:StringLike": {
+            "dynamodb:LeadingKeys": ["T#acme#ERASED#*"]
+        }  # erased subjects are skipped
+    }
     stream_reads = [s for s in statements if "dynamodb:GetRecords" in s["Action"]]
     assert [s["Resource"] for s in stream_reads] == [{"Fn::GetAtt": [table_id, "StreamArn"]}]
     (item_reads,) = [s for s in statements if "dynamodb:GetItem" in s["Action"]]
@@ -197,6 +208,7 @@ def test_read_function_reads_the_log_and_blobs_and_writes_nothing(
         "xray:PutTraceSegments",
         "dynamodb:GetItem",
         "dynamodb:Query",
+        "dynamodb:BatchGetItem",  # the erasure tombstones only: an erased subject has no export
         "s3:GetObject",
         "s3:ListBucket",
         "bedrock:InvokeModel",
@@ -338,8 +350,15 @@ def test_access_policy_names_only_the_projector_and_the_read_only_functions(
     for description in ("procedural", "composer"):
         _, library = _function(acme, description)
         readers.append("<{}.Arn>".format(library["Properties"]["Role"]["Fn::GetAtt"][0]))
+    eraser = "<{}.Arn>".format(_function(acme, "erasure")[1]["Properties"]["Role"]["Fn::GetAtt"][0])
     everything = f"{DOMAIN_ARN}/*"
     assert _access_grants(acme) == {
+        # Erasure: refresh and delete by query on every generation's belief indices, nothing else.
+        *(
+            (eraser, "es:ESHttpPost", f"{DOMAIN_ARN}/agentmem-{kind}-g*/{api}")
+            for kind in ("beliefs", "observations")
+            for api in ("_refresh", "_delete_by_query")
+        ),
         # Read and write: create indexes, put documents (compare-and-set), _bulk, _refresh, _aliases.
         *((writer, action, everything) for action in ("es:ESHttpGet", "es:ESHttpHead")),
         *((writer, action, everything) for action in ("es:ESHttpPost", "es:ESHttpPut")),

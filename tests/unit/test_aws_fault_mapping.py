@@ -19,7 +19,13 @@ from botocore.stub import ANY, Stubber
 from agentmem.adapters.aws.dynamodb_log import DynamoDbEventLog
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.adapters.aws.s3_blobs import S3BlobStore
-from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError, NotFoundError
+from agentmem.errors import (
+    AgentMemError,
+    BackendUnavailableError,
+    ContentionError,
+    NotFoundError,
+    SubjectErasedError,
+)
 from tests.aws_fixtures import use_fake_aws_environment
 from tests.contract.event_log_contract import draft
 
@@ -44,16 +50,12 @@ def get_params(sk: str) -> dict[str, Any]:
     return {"TableName": TABLE, "Key": {"pk": {"S": PK}, "sk": {"S": sk}}, "ConsistentRead": True}
 
 
-def expect_head(stubber: Stubber, last_seq: int | None, last_subject: str | None = "priya") -> None:
+def expect_head(stubber: Stubber, last_seq: int | None) -> None:
     item = {"pk": {"S": PK}, "sk": {"S": "HEAD"}, "last_seq": {"N": str(last_seq)}}
-    if last_subject is not None:
-        item["last_subject"] = {"S": last_subject}
     stubber.add_response("get_item", {"Item": item} if last_seq else {}, get_params("HEAD"))
 
 
-def transaction(
-    head_condition: dict[str, Any], *, idem: bool = False, marker: bool = False
-) -> dict[str, Any]:
+def transaction(head_condition: dict[str, Any], *, idem: bool = False) -> dict[str, Any]:
     items: list[dict[str, Any]] = [
         {"Put": {"TableName": TABLE, "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"}},
         {"Put": {"TableName": TABLE, "Item": ANY, **head_condition}},
@@ -62,8 +64,17 @@ def transaction(
         items.append(
             {"Put": {"TableName": TABLE, "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"}}
         )
-    if marker:  # the subject marker: unconditional, so it can never cancel an append
-        items.append({"Put": {"TableName": TABLE, "Item": ANY}})
+    # The subject registry, then the check that the subject has no erasure tombstone.
+    items.append({"Put": {"TableName": TABLE, "Item": ANY}})
+    items.append(
+        {
+            "ConditionCheck": {
+                "TableName": TABLE,
+                "Key": ANY,
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+    )
     return {"TransactItems": items}
 
 
@@ -135,22 +146,11 @@ def test_head_conflict_rereads_the_head_and_retries_at_the_next_seq(
 ) -> None:
     client, stubber = dynamodb
     expect_head(stubber, None)
-    cancelled(
-        stubber, ["ConditionalCheckFailed", "ConditionalCheckFailed"], transaction(FIRST_HEAD, marker=True)
-    )
+    cancelled(stubber, ["ConditionalCheckFailed", "ConditionalCheckFailed"], transaction(FIRST_HEAD))
     expect_head(stubber, 1)
     stubber.add_response("transact_write_items", {}, transaction(after(1)))
     outcome = DynamoDbEventLog(TABLE, "acme", client=client).append(draft())
     assert (outcome.created, outcome.event.seq) == (True, 2)
-
-
-def test_a_head_written_before_heads_named_their_subject_writes_the_subject_marker(
-    dynamodb: tuple[DynamoDBClient, Stubber],
-) -> None:
-    client, stubber = dynamodb
-    expect_head(stubber, 4, last_subject=None)
-    stubber.add_response("transact_write_items", {}, transaction(after(4), marker=True))
-    assert DynamoDbEventLog(TABLE, "acme", client=client).append(draft()).event.seq == 5
 
 
 def test_contention_that_outlasts_the_time_budget_gives_up_with_contention_error(
@@ -181,6 +181,19 @@ def test_contention_is_retried_for_as_long_as_the_budget_lasts_however_many_roun
     stubber.add_response("transact_write_items", {}, transaction(after(rounds + 1)))
     outcome = DynamoDbEventLog(TABLE, "acme", client=client, retry_budget_seconds=60.0).append(draft())
     assert (outcome.created, outcome.event.seq) == (True, rounds + 2)
+
+
+@pytest.mark.parametrize("head", ["None", "ConditionalCheckFailed"])
+def test_an_erased_subject_is_refused_at_once_even_when_the_head_moved_too(
+    dynamodb: tuple[DynamoDBClient, Stubber], head: str
+) -> None:
+    client, stubber = dynamodb
+    expect_head(stubber, 3)
+    # One reason per item: event, head, registry, tombstone check. No retry: it would fail alike.
+    cancelled(stubber, ["None", head, "None", "ConditionalCheckFailed"], transaction(after(3)))
+    with pytest.raises(SubjectErasedError) as refused:
+        DynamoDbEventLog(TABLE, "acme", client=client).append(draft())
+    assert refused.value.field == "subject_id"
 
 
 def test_idempotency_conflict_returns_the_event_the_winner_stored(

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from agentmem.procedural.review import ReviewService
     from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.service import SemanticService
+    from agentmem.subjects.erasure import ErasureService
+    from agentmem.subjects.export import SubjectExport
 
 
 @dataclass
@@ -121,6 +123,20 @@ class Services:
 
         return build_composer(self)
 
+    @cached_property
+    def erasure(self) -> ErasureService:
+        """Erasing a subject from every tier (docs/erasure.md)."""
+        from agentmem.subjects_wiring import build_erasure
+
+        return build_erasure(self)
+
+    @cached_property
+    def subject_export(self) -> SubjectExport:
+        """Everything held about a subject, as NDJSON."""
+        from agentmem.subjects_wiring import build_export
+
+        return build_export(self)
+
     def database(self) -> SqliteDatabase:
         """The local SQLite file every local adapter shares (one per path per process)."""
         from agentmem.adapters.local.sqlite_db import open_database
@@ -155,9 +171,16 @@ def _aws_adapters(settings: Settings) -> tuple[EventLog, BlobStore]:
     session = boto3.session.Session(region_name=settings.aws_region)
     dynamodb = session.client("dynamodb", endpoint_url=settings.endpoint_url)
     s3 = session.client("s3", endpoint_url=settings.endpoint_url)
+    retention = settings.retention_days * 86_400 if settings.retention_days is not None else None
     return (
-        DynamoDbEventLog(settings.table_name, settings.tenant_id, client=dynamodb),
-        S3BlobStore(settings.bucket_name, client=s3),
+        DynamoDbEventLog(
+            settings.table_name, settings.tenant_id, client=dynamodb, retention_seconds=retention
+        ),
+        # The bucket's lifecycle rule keeps a blob two days longer than the retention (infra/):
+        # one renewed once a day old outlives every event that points at it.
+        S3BlobStore(
+            settings.bucket_name, client=s3, refresh_after_seconds=86_400 if retention is not None else None
+        ),
     )
 
 

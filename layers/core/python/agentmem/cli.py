@@ -81,8 +81,13 @@ def local_worker(services: Services) -> ProjectorWorker:
         raise SystemExit(
             "the local projector worker tails the local log; on AWS the DynamoDB stream drives it"
         )
+    from agentmem.subjects_wiring import build_retention
+
     return ProjectorWorker(
-        log, services.semantic, SqliteCheckpoints(log.database, services.settings.tenant_id)
+        log,
+        services.semantic,
+        SqliteCheckpoints(log.database, services.settings.tenant_id),
+        retention=build_retention(services),
     )
 
 
@@ -107,7 +112,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
     checkpoints = SqliteCheckpoints(log.database, services.settings.tenant_id)
-    result = replay(log, services.semantic, checkpoints, subject_id=args.subject, copy_other_subjects=copier)
+    from agentmem.subjects_wiring import build_snapshot
+
+    result = replay(
+        log,
+        services.semantic,
+        checkpoints,
+        subject_id=args.subject,
+        copy_other_subjects=copier,
+        snapshot=build_snapshot(services),
+    )
     print(
         f"replayed {result.events_read} events into generation {result.generation}"
         f" (was {result.previous_generation}); readers switched"
@@ -174,6 +188,18 @@ def print_rows(headers: list[str], rows: list[list[str]]) -> None:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    """Erase a subject from every tier, on either backend; prints the erasure and each tier."""
+    from agentmem.bootstrap import bootstrap
+
+    record = bootstrap(load_settings(args)).erasure.erase(args.subject)
+    print(f"erasure {record.erasure_id}: {record.state} (run {record.runs})")
+    for name, tier in record.tiers.items():
+        note = f" ({tier.note})" if tier.note else ""
+        print(f"  {name:<14} {tier.status:<8} {tier.removed} removed{note}")
+    return 0 if record.state == "done" else 1
+
+
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Rebuild the skill and asset search indexes from their primary stores, on either backend
     (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
@@ -231,6 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
     check = verbs.add_parser("verify", help="compare the log with the beliefs; exit 1 on any divergence")
     check.add_argument("--data-dir", type=Path, default=None)
     check.set_defaults(run=cmd_verify)
+    forget = verbs.add_parser("forget", help="erase a subject from every tier; no replay brings it back")
+    forget.add_argument("subject", help="the subject id")
+    forget.add_argument("--data-dir", type=Path, default=None)
+    forget.set_defaults(run=cmd_forget)
 
     reindex = verbs.add_parser("reindex", help="rebuild the skill and asset indexes from their stores")
     reindex.add_argument("--data-dir", type=Path, default=None)

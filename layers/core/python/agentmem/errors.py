@@ -45,6 +45,16 @@ class ConflictError(AgentMemError):
     code = "conflict"
 
 
+class SubjectErasedError(AgentMemError):
+    """The subject was erased; its id stays closed, so nothing new can be written about it (HTTP
+    410). A returning person is a new subject with a new id."""
+
+    code = "subject_erased"
+
+    def __init__(self, message: str, *, field: str | None = "subject_id") -> None:
+        super().__init__(message, field=field)
+
+
 class PayloadTooLargeError(AgentMemError):
     """A payload is over a configured ceiling (HTTP 413). The message names the limit."""
 

@@ -61,6 +61,11 @@ class BlobStore(Protocol):
 
     def exists(self, sha256: str) -> bool: ...
 
+    def delete(self, sha256: str) -> bool:
+        """Remove the blob filed under `sha256`; False when there was none. Only erasure and
+        retention call it, after checking that no event still points at it."""
+        ...
+
 
 class Embedder(Protocol):
     """Turns sentences into unit-length vectors; identity never depends on these."""

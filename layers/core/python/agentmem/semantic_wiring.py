@@ -76,7 +76,17 @@ def build_semantic(settings: Settings) -> SemanticService:
     catalog = FactTypeCatalog(
         settings.declared_fact_types(), allow_undeclared=settings.allow_undeclared_facts
     )
-    return SemanticService(build_belief_store(settings, embedder), build_llm(settings), embedder, catalog)
+    from agentmem.subjects_wiring import build_erasure_ledger, build_late_purge
+
+    store = build_belief_store(settings, embedder)
+    return SemanticService(
+        store,
+        build_llm(settings),
+        embedder,
+        catalog,
+        erasures=build_erasure_ledger(settings),  # every projection skips erased subjects
+        purge=build_late_purge(settings, store),
+    )
 
 
 def reproducible_extraction(semantic: SemanticService) -> Extract | None:

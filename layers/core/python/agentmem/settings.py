@@ -66,6 +66,9 @@ class Settings(BaseModel):
     # context reads: how many of a session's newest events one read ranks (the rest is counted in
     # the trace); the window keeps read latency independent of the session's length.
     context_window_events: int = Field(default=WINDOW_EVENTS, ge=10, le=5000)
+    # retention of raw events and blobs, in days; unset keeps them for good. Beliefs distilled
+    # from expired events survive (docs/erasure.md). AWS: a TTL on each event, a bucket lifecycle.
+    retention_days: int | None = Field(default=None, ge=1, le=36_500)
 
     # semantic tier
     # Keys nobody declared are projected as single-valued facts unless the tenant refuses them.
@@ -84,6 +87,9 @@ class Settings(BaseModel):
     opensearch_prefix: str = "agentmem"
     bedrock_embedding_model: str = "amazon.titan-embed-text-v2:0"
     bedrock_llm_model: str | None = None
+    # The queue an accepted erasure is handed to (the erasure function consumes it); unset, an
+    # erasure runs inline in the request, as it does locally.
+    erasure_queue_url: str | None = None
     # Bedrock Rerank model ARN for the composer; unset, the composer ranks by fused BM25 + vector.
     bedrock_rerank_model: str | None = None
 

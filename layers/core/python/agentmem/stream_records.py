@@ -63,6 +63,13 @@ def project_record(services: Services, raw: dict[str, Any]) -> None:
         )
         return
     is_event = image.get("entity", {}).get("S") == "event" or keys["sk"]["S"].startswith("E#")
+    if raw["eventName"] == "REMOVE" and is_event:
+        # Retention (TTL, by dynamodb.amazonaws.com) or an erasure removed it. Beliefs distilled
+        # from an expired event survive it; an erasure purges its subject's beliefs itself.
+        expired = (raw.get("userIdentity") or {}).get("principalId") == "dynamodb.amazonaws.com"
+        logger.debug("event removal ignored", extra={"expired": expired, **where})
+        _count("StreamRecordsSkipped")
+        return
     if raw["eventName"] != "INSERT" or not is_event:
         # Heads and idempotency records are not events. The log is append-only: a changed event is a bug.
         (logger.warning if is_event else logger.debug)(

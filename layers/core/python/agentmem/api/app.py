@@ -89,8 +89,10 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         from agentmem.api.routes.beliefs import beliefs_router
         from agentmem.api.routes.context import context_router
         from agentmem.api.routes.health import health_router
+        from agentmem.api.routes.subjects import subjects_router
 
         app.include_router(beliefs_router(services))
+        app.include_router(subjects_router(services, callers))
         app.include_router(context_router(services))
         app.include_router(health_router(services))
         if services.settings.procedural_enabled:

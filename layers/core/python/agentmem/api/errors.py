@@ -41,6 +41,7 @@ ERROR_DESCRIPTIONS = {
     404: "No such resource or route.",
     405: "The route exists but not for this method.",
     409: "The request conflicts with stored state (e.g. an idempotency key reused for another body).",
+    410: "The subject was erased: nothing more can be written or read about it.",
     413: "Content over the request ceiling; the message names the limit.",
     415: "The body is not sent as application/json.",
     422: "A field breaks a rule; `error.field` names it.",
@@ -65,6 +66,7 @@ STATUS_BY_ERROR: dict[type[errors.AgentMemError], HTTPStatus] = {
     errors.NotFoundError: HTTPStatus.NOT_FOUND,
     errors.ConflictError: HTTPStatus.CONFLICT,
     errors.PayloadTooLargeError: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+    errors.SubjectErasedError: HTTPStatus.GONE,
     errors.BackendUnavailableError: HTTPStatus.SERVICE_UNAVAILABLE,
 }
 

@@ -93,6 +93,10 @@ class ConversationMemory(Protocol):
         """Add `sent` (asset_id -> content hash) to what the conversation has seen."""
         ...
 
+    def forget(self, conversation_ids: Collection[str]) -> int:
+        """Delete what these conversations were sent; returns how many had anything."""
+        ...
+
 
 class Reranker(Protocol):
     """Order candidate documents by relevance to a query. Bedrock Rerank on AWS; locally the

@@ -143,7 +143,13 @@ class SessionWindows:
     def forget_subject(self, subject_id: str) -> int:
         """Drop every cached session of `subject_id`; returns how many were dropped."""
         with self._lock:
-            gone = [s for s, entry in self._entries.items() if entry.subject_id == subject_id]
+            # A session may hold events of several subjects: any of them in the window counts.
+            gone = [
+                s
+                for s, entry in self._entries.items()
+                if entry.subject_id == subject_id
+                or any(terms.event.subject_id == subject_id for terms in entry.window.events)
+            ]
             for session_id in gone:
                 self._held -= len(self._entries.pop(session_id).window.events)
         return len(gone)

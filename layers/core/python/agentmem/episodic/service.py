@@ -108,6 +108,10 @@ class EpisodicService:
             created_at=self._clock(),
         )
         outcome = self._log.append(draft)
+        if blob is not None and outcome.created and not self._blobs.exists(blob.sha256):
+            # An erasure or retention sweep removed this content-addressed blob between our put
+            # and the append, finding no event that pointed at it yet: now one does, so put it back.
+            self._blobs.put(data, sha256=blob.sha256, media_type=media_type)
         if not outcome.created and outcome.request_hash != fingerprint:
             raise ConflictError(
                 "idempotency_key was already used for a different request in this session",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Protocol
 
 from agentmem.model.beliefs import (
@@ -111,4 +111,35 @@ class BeliefStore(Protocol):
 
     def activate(self, generation: int) -> None:
         """Switch readers to `generation` atomically."""
+        ...
+
+    def forget_subject(self, subject_id: str) -> int:
+        """Erase the subject from every generation, active or not: chains, archived versions,
+        observations, vectors and keyword rows. Idempotent; returns how many items went."""
+        ...
+
+
+class ErasedSubjects(Protocol):
+    """The erasure tombstones, as projection sees them."""
+
+    def erased(self, subject_ids: Collection[str]) -> set[str]:
+        """Those of `subject_ids` that were erased (a strongly consistent read)."""
+        ...
+
+
+class ObservationSnapshot(Protocol):
+    """Observations kept when retention expires the events that stated them, so that a replay
+    of what is left of the log still reproduces the beliefs (semantic.snapshot.seed)."""
+
+    def pages(self, subject_id: str | None = None, size: int = 500) -> Iterator[list[Observation]]:
+        """Every kept observation (of one subject, when given) in log order, `size` at a time."""
+        ...
+
+
+class RetentionSweeper(Protocol):
+    """Expires raw events (and the blobs only they pointed at) past the tenant's retention."""
+
+    def sweep(self, projected_up_to: int, generation: int) -> int:
+        """Delete expired events at log positions up to `projected_up_to` (what `generation`, the
+        active one, has projected), keeping their observations first; returns how many went."""
         ...

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from agentmem.errors import ContentionError, VersionConflictError
@@ -68,13 +68,32 @@ def observation_of(event: Event, fact: FactInput, fact_types: FactTypeCatalog) -
     )
 
 
+@dataclass(frozen=True)
+class ErasureGuard:
+    """How projection honours erasures: skip what was erased before it began, and purge what an
+    erasure that began meanwhile may have missed. Together the two checks close the race with
+    an erasure, which writes its tombstone before it purges: a write either lands before that
+    purge (and is purged) or after the tombstone (and is purged by the re-check here)."""
+
+    erased: Callable[[Collection[str]], set[str]]
+    purge: Callable[[str], int]
+
+
 class Projector:
-    def __init__(self, index: BeliefIndex, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+    def __init__(
+        self,
+        index: BeliefIndex,
+        llm: LLM,
+        embedder: Embedder,
+        fact_types: FactTypeCatalog,
+        guard: ErasureGuard | None = None,
+    ) -> None:
         self._index = index
         self._llm = llm
         self._embedder = embedder
         self._fact_types = fact_types
         self._resolver = KeyResolver(llm, embedder, fact_types)
+        self._guard = guard
         self._vectors: dict[str, list[float]] = {}
 
     def project(self, event: Event) -> list[Applied]:
@@ -84,6 +103,9 @@ class Projector:
     def project_many(self, events: Sequence[Event]) -> list[Applied]:
         """Apply a batch in order. The sentences that will need a vector are embedded in one
         call up front: one call per fact made embedding most of the projection time."""
+        if self._guard is not None and events:
+            erased = self._guard.erased({e.subject_id for e in events})
+            events = [e for e in events if e.subject_id not in erased]
         observations: list[Observation] = []
         keys = KeyBook(self._index)  # what each subject's keys were at each point of the log
         for event in events:
@@ -105,11 +127,28 @@ class Projector:
                 obs = self._observation(event, fact, resolution)
                 observations.append(obs)
                 keys.note(obs)
+        return self._apply_all(observations)
+
+    def project_observations(self, observations: Sequence[Observation]) -> list[Applied]:
+        """Fold observations kept from expired events (a retention snapshot) as if their events
+        were projected again. Idempotent, like every projection."""
+        if self._guard is not None and observations:
+            erased = self._guard.erased({o.subject_id for o in observations})
+            observations = [o for o in observations if o.subject_id not in erased]
+        return self._apply_all(observations)
+
+    def _apply_all(self, observations: Sequence[Observation]) -> list[Applied]:
         self._vectors = self._embed_new_texts(observations)
         try:
-            return [self._apply(obs) for obs in observations]
+            applied = [self._apply(obs) for obs in observations]
         finally:
             self._vectors = {}
+        if self._guard is not None and observations:
+            for subject_id in sorted(self._guard.erased({o.subject_id for o in observations})):
+                logger.info(
+                    "erased while projecting: purged again", extra={"purged": self._guard.purge(subject_id)}
+                )
+        return applied
 
     def _embed_new_texts(self, observations: Sequence[Observation]) -> dict[str, list[float]]:
         wanted: list[str] = []

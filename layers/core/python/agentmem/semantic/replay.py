@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.ports import CheckpointStore, LogTail
+from agentmem.semantic.ports import ObservationSnapshot
 from agentmem.semantic.service import SemanticService
+from agentmem.semantic.snapshot import seed
 from agentmem.semantic.worker import checkpoint_name, drain
 
 logger = logging.getLogger(__name__)
@@ -28,6 +30,7 @@ def replay(
     subject_id: str | None = None,
     copy_other_subjects: Callable[[int, int, str], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
+    snapshot: ObservationSnapshot | None = None,
 ) -> ReplayResult:
     """Readers keep the old generation until the new one holds the whole log; `activate` is atomic.
 
@@ -38,6 +41,9 @@ def replay(
     switch. Whatever was projected into the old generation meanwhile is projected again, which
     changes nothing (projection is idempotent); nothing acknowledged is left behind.
 
+    `snapshot` holds the observations of events retention has expired: they are folded in before
+    the log and again after it, for any the sweep moved there while the log was being read.
+
     `on_phase` is called with "copied" (single subject only), "rebuilt" and "caught_up", the
     last just before readers switch: tests interleave writers and the worker there."""
     phase = on_phase or (lambda _: None)
@@ -45,7 +51,9 @@ def replay(
     previous = semantic.store.active().generation
     fresh = semantic.store.new_generation()
     if subject_id is None:
+        seed(snapshot, semantic, fresh)
         read = drain(tail, semantic, checkpoints, fresh)
+        seed(snapshot, semantic, fresh)
         phase("rebuilt")
     else:
         if copy_other_subjects is None:
@@ -54,7 +62,9 @@ def replay(
         copy_other_subjects(previous, fresh.generation, subject_id)
         checkpoints.save(checkpoint_name(fresh.generation), watermark)
         phase("copied")
+        seed(snapshot, semantic, fresh, only_subject=subject_id)
         read = drain(tail, semantic, checkpoints, fresh, only_subject=subject_id)
+        seed(snapshot, semantic, fresh, only_subject=subject_id)
         phase("rebuilt")
         read += drain(tail, semantic, checkpoints, fresh)  # every subject, from the copy's watermark
     phase("caught_up")

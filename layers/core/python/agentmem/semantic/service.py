@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.errors import InvalidInputError, NotFoundError
@@ -9,8 +10,8 @@ from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.events import Event
 from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore
-from agentmem.semantic.projector import Applied, Projector
+from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore, ErasedSubjects
+from agentmem.semantic.projector import Applied, ErasureGuard, Projector
 
 MAX_SEARCH_K = 50
 
@@ -23,15 +24,29 @@ class BeliefChain:
 
 
 class SemanticService:
-    def __init__(self, store: BeliefStore, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+    def __init__(
+        self,
+        store: BeliefStore,
+        llm: LLM,
+        embedder: Embedder,
+        fact_types: FactTypeCatalog,
+        erasures: ErasedSubjects | None = None,
+        purge: Callable[[str], int] | None = None,
+    ) -> None:
+        """`purge` removes a subject erased while a batch was projected (default: the store's
+        forget_subject; the local wiring also compacts the file, as the erasure itself does)."""
         self.store = store
         self.llm = llm
         self.embedder = embedder
         self.fact_types = fact_types
+        self.erasures = erasures
+        self._guard = (
+            ErasureGuard(erasures.erased, purge or store.forget_subject) if erasures is not None else None
+        )
 
     def projector(self, index: BeliefIndex | None = None) -> Projector:
-        """A projector onto `index`, or onto the active generation."""
-        return Projector(index or self.store.active(), self.llm, self.embedder, self.fact_types)
+        """A projector onto `index`, or onto the active generation. It skips erased subjects."""
+        return Projector(index or self.store.active(), self.llm, self.embedder, self.fact_types, self._guard)
 
     def project(self, event: Event) -> list[Applied]:
         return self.projector().project(event)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from agentmem.ports import CheckpointStore, LogTail
 from agentmem.semantic.health import prepare_for_writes, seed_probe
-from agentmem.semantic.ports import BeliefIndex
+from agentmem.semantic.ports import BeliefIndex, RetentionSweeper
 from agentmem.semantic.service import SemanticService
 
 logger = logging.getLogger(__name__)
@@ -52,15 +53,26 @@ def drain(
 class ProjectorWorker:
     """Runs `drain` on the active generation every `interval` seconds in a daemon thread. Its
     first round prepares the store for writes (`prepare_for_writes`), as the projector Lambda
-    does on a cold start."""
+    does on a cold start. With `retention`, a round also sweeps expired events, at most every
+    `sweep_every` seconds (the first round always does)."""
 
     def __init__(
-        self, tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore, *, interval: float = 0.2
+        self,
+        tail: LogTail,
+        semantic: SemanticService,
+        checkpoints: CheckpointStore,
+        *,
+        interval: float = 0.2,
+        retention: RetentionSweeper | None = None,
+        sweep_every: float = 600.0,
     ) -> None:
         self._tail = tail
         self._semantic = semantic
         self._checkpoints = checkpoints
         self._interval = interval
+        self._retention = retention
+        self._sweep_every = sweep_every
+        self._next_sweep = 0.0  # the first round sweeps
         self._stop = threading.Event()
         self._prepared = False
         self._thread = threading.Thread(target=self._run, name="agentmem-projector", daemon=True)
@@ -69,7 +81,14 @@ class ProjectorWorker:
         if not self._prepared:
             prepare_for_writes(self._semantic)
             self._prepared = True
-        return drain(self._tail, self._semantic, self._checkpoints, self._semantic.store.active())
+        index = self._semantic.store.active()
+        read = drain(self._tail, self._semantic, self._checkpoints, index)
+        if self._retention is not None and time.monotonic() >= self._next_sweep:
+            # After the drain, so what expires has been projected (and is kept as observations).
+            projected = self._checkpoints.load(checkpoint_name(index.generation))
+            self._retention.sweep(projected, index.generation)
+            self._next_sweep = time.monotonic() + self._sweep_every
+        return read
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -245,6 +245,19 @@ class DynamoDbConversationMemory:
         for start in range(0, len(entries), self.RECORD_CHUNK):
             self._merge(conversation_id, dict(entries[start : start + self.RECORD_CHUNK]))
 
+    def forget(self, conversation_ids: Collection[str]) -> int:
+        """Delete each conversation's item; returns how many existed (an erasure's tier)."""
+        client, table, removed = self._db.client, self._db.table, 0
+        for conversation_id in sorted(set(conversation_ids)):
+            key = self._key(conversation_id)
+            removed += self._db.conditional(
+                "forget conversation",
+                lambda key=key: client.delete_item(  # type: ignore[misc]
+                    TableName=table, Key=key, ConditionExpression="attribute_exists(pk)"
+                ),
+            )
+        return removed
+
     def _merge(self, conversation_id: str, sent: dict[str, str]) -> None:
         """Set each entry in the live item's map, or start the item when there is none (or it has
         expired). The two conditions exclude each other, so a concurrent start is merged into."""

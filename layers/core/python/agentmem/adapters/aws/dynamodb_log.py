@@ -2,19 +2,19 @@
 
 One partition per (tenant, session) holds three kinds of item, told apart by `entity`:
 - `E#<seq:012d>`: an event (`entity="event"`); stream consumers ignore every other entity;
-- `HEAD`: the session head, `last_seq`, and `last_subject`, the subject of the session's last event;
+- `HEAD`: the session head, `last_seq`;
 - `IDEM#<key>`: an idempotency record pointing at its event's sort key.
 
-One partition per (tenant, subject), `T#<tenant>#SUBJECT#<subject>`, holds `SUBJECT`
-(`entity="subject"`): the subject has events. The append that gives a session an event of another
-subject than its last one puts it in the same transaction, so it exists from the subject's first
-event on and costs one more write per session, not per event.
+Each append also writes the subject's registry and blob-reference items and checks the subject
+has no erasure tombstone, in the same transaction (dynamodb_subject_items). With a retention,
+events and their items carry `expires_at`, the table's TTL attribute.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import boto3
@@ -30,9 +30,10 @@ from agentmem.adapters.aws.dynamodb_items import (
     event_to_item,
     item_to_event,
 )
+from agentmem.adapters.aws.dynamodb_subject_items import append_items, session_pk, subject_pk
 from agentmem.adapters.aws.dynamodb_transact import CONTENTION_CODES, THROTTLE_CODES, pause
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError
+from agentmem.errors import AgentMemError, BackendUnavailableError, ContentionError, SubjectErasedError
 from agentmem.model.events import AppendOutcome, Event, EventDraft
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 HEAD_SK = "HEAD"
-SUBJECT_SK = "SUBJECT"
 IDEM_POSITION = 2  # in the TransactItems list that `_transaction` builds: event, head, idem
 
 
@@ -60,7 +60,9 @@ class DynamoDbEventLog:
         *,
         client: DynamoDBClient | None = None,
         retry_budget_seconds: float = 10.0,
+        retention_seconds: int | None = None,
     ) -> None:
+        self._retention = retention_seconds
         self._table = table_name
         self._tenant = tenant_id
         self._client: DynamoDBClient = client or boto3.client(
@@ -71,10 +73,7 @@ class DynamoDbEventLog:
         self._retry_budget = retry_budget_seconds
 
     def _pk(self, session_id: str) -> str:
-        return f"T#{self._tenant}#S#{session_id}"
-
-    def _subject_pk(self, subject_id: str) -> str:
-        return f"T#{self._tenant}#SUBJECT#{subject_id}"
+        return session_pk(self._tenant, session_id)
 
     def append(self, draft: EventDraft) -> AppendOutcome:
         pk = self._pk(draft.session_id)
@@ -100,17 +99,20 @@ class DynamoDbEventLog:
 
     def _attempt(self, pk: str, draft: EventDraft) -> AppendOutcome | None:
         """One read-head-then-transact round; None when another writer moved the head first."""
-        last, last_subject = self._head(pk)
+        last = self._head(pk)
         event = Event.from_draft(draft, seq=last + 1)
         items = self._transaction(pk, last, event, draft)
-        if last_subject != event.subject_id:
-            items.append(self._subject_marker(event.subject_id))  # after IDEM_POSITION: it stays put
+        tombstone_at = len(items) - 1  # the subject's tombstone check comes last
         try:
             self._client.transact_write_items(TransactItems=items)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise translate_client_error(exc, "append event") from exc
             reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+            if _code_at(reasons, tombstone_at) == "ConditionalCheckFailed":
+                raise SubjectErasedError(
+                    f"subject {draft.subject_id} was erased; write about a new subject id instead"
+                ) from exc
             if (
                 draft.idempotency_key is not None
                 and _code_at(reasons, IDEM_POSITION) == "ConditionalCheckFailed"
@@ -135,6 +137,10 @@ class DynamoDbEventLog:
     ) -> list[TransactWriteItemTypeDef]:
         # The head's condition is what serialises writers: exactly one transaction can move it
         # from `last`, and the event rides in the same transaction, so no seq is ever skipped.
+        # The subject's items ride along too, the tombstone check last: an erasure is either
+        # committed first (and this append refused) or finds this event when it enumerates.
+        expires = self._expires_at(event)
+        expiry: Item = {"expires_at": _n(expires)} if expires is not None else {}
         head: PutTypeDef = {
             "TableName": self._table,
             "Item": {
@@ -142,7 +148,6 @@ class DynamoDbEventLog:
                 "sk": {"S": HEAD_SK},
                 "entity": {"S": "head"},
                 "last_seq": _n(event.seq),
-                "last_subject": {"S": event.subject_id},
             },
             "ConditionExpression": "attribute_not_exists(pk)",
         }
@@ -153,7 +158,7 @@ class DynamoDbEventLog:
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": event_to_item(self._tenant, pk, event, draft.request_hash),
+                    "Item": {**event_to_item(self._tenant, pk, event, draft.request_hash), **expiry},
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
             },
@@ -170,28 +175,19 @@ class DynamoDbEventLog:
                             "entity": {"S": "idem"},
                             "event_sk": {"S": event_sk(event.seq)},
                             "request_hash": {"S": draft.request_hash},
+                            **expiry,
                         },
                         "ConditionExpression": "attribute_not_exists(pk)",
                     }
                 }
             )
-        return items
+        return items + append_items(self._table, self._tenant, event, expires)
 
-    def _subject_marker(self, subject_id: str) -> TransactWriteItemTypeDef:
-        # No condition: the marker may already exist (another session wrote it), and rewriting it
-        # is harmless, where a failed condition would cancel the append.
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": {
-                    "pk": {"S": self._subject_pk(subject_id)},
-                    "sk": {"S": SUBJECT_SK},
-                    "entity": {"S": "subject"},
-                    "tenant_id": {"S": self._tenant},
-                    "subject_id": {"S": subject_id},
-                },
-            }
-        }
+    def _expires_at(self, event: Event) -> int | None:
+        """Epoch seconds at which DynamoDB's TTL may delete the event: `retention` after it was written."""
+        if self._retention is None:
+            return None
+        return int(datetime.fromisoformat(event.created_at).timestamp()) + self._retention
 
     def _get(self, pk: str, sk: str) -> Item | None:
         try:
@@ -202,14 +198,9 @@ class DynamoDbEventLog:
             raise translate_client_error(exc, "read event log") from exc
         return response.get("Item")
 
-    def _head(self, pk: str) -> tuple[int, str | None]:
-        """(last seq, subject of the last event); a head written before heads named their
-        subject gives None, so the next append writes the marker again."""
+    def _head(self, pk: str) -> int:
         head = self._get(pk, HEAD_SK)
-        if head is None:
-            return 0, None
-        subject = head.get("last_subject")
-        return int(head["last_seq"]["N"]), subject["S"] if subject is not None else None
+        return int(head["last_seq"]["N"]) if head is not None else 0
 
     def _stored_for_key(self, pk: str, key: str) -> AppendOutcome | None:
         record = self._get(pk, f"IDEM#{key}")
@@ -244,6 +235,9 @@ class DynamoDbEventLog:
             names["#agent"], values[":agent"] = "agent", {"S": agent}
         if round is not None:
             names["#round"], values[":round"] = "round", _n(round)
+        if self._retention is not None:
+            # TTL deletes within days of expiry, not at it: an expired event reads as gone already.
+            names["#expires_at"], values[":now"] = "expires_at", _n(int(time.time()))
         query: QueryInputTypeDef = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lo AND :hi",
@@ -251,7 +245,12 @@ class DynamoDbEventLog:
             "ConsistentRead": True,
         }
         if names:
-            query["FilterExpression"] = " AND ".join(f"{name} = :{name[1:]}" for name in names)
+            query["FilterExpression"] = " AND ".join(
+                "(attribute_not_exists(#expires_at) OR #expires_at > :now)"
+                if name == "#expires_at"
+                else f"{name} = :{name[1:]}"
+                for name in names
+            )
             query["ExpressionAttributeNames"] = names
         events: list[Event] = []
         while len(events) < limit:
@@ -274,20 +273,27 @@ class DynamoDbEventLog:
         upper = MAX_SEQ if before is None else min(before - 1, MAX_SEQ)
         if limit <= 0 or upper < 1:
             return []
+        values: Item = {
+            ":pk": {"S": self._pk(session_id)},
+            ":lo": {"S": event_sk(1)},
+            ":hi": {"S": event_sk(upper)},
+        }
         query: QueryInputTypeDef = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lo AND :hi",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": self._pk(session_id)},
-                ":lo": {"S": event_sk(1)},
-                ":hi": {"S": event_sk(upper)},
-            },
+            "ExpressionAttributeValues": values,
             "ConsistentRead": True,
             "ScanIndexForward": False,  # newest first: the sort key is the zero-padded seq
         }
+        if self._retention is not None:
+            # As in list_events: an expired event reads as gone before TTL gets to it.
+            query["FilterExpression"] = "attribute_not_exists(#expires_at) OR #expires_at > :now"
+            query["ExpressionAttributeNames"] = {"#expires_at": "expires_at"}
+            values[":now"] = _n(int(time.time()))
         events: list[Event] = []
         while len(events) < limit:
-            query["Limit"] = limit - len(events)
+            wanted = limit - len(events)
+            query["Limit"] = max(wanted, 100) if self._retention is not None else wanted
             try:
                 page = self._client.query(**query)
             except (ClientError, BotoCoreError) as exc:
@@ -300,10 +306,22 @@ class DynamoDbEventLog:
         return events[:limit]
 
     def last_seq(self, session_id: str) -> int:
-        return self._head(self._pk(session_id))[0]
+        return self._head(self._pk(session_id))
 
     def has_subject(self, subject_id: str) -> bool:
-        return self._get(self._subject_pk(subject_id), SUBJECT_SK) is not None
+        """Known from its first event: every append puts the subject's registry item (the one
+        erasure enumerates sessions by) in its transaction, so one item read answers."""
+        try:
+            found = self._client.query(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": {"S": subject_pk(self._tenant, subject_id)}},
+                Limit=1,
+                ConsistentRead=True,
+            )
+        except ClientError as exc:
+            raise translate_client_error(exc, "find subject") from exc
+        return bool(found.get("Items"))
 
 
 def _code_at(reasons: list[str], index: int) -> str:

@@ -13,18 +13,31 @@ from opensearchpy.exceptions import OpenSearchException, RequestError
 
 from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefIndex
 from agentmem.adapters.aws.opensearch_mappings import (
+    Body,
     Refresh,
     belief_index_body,
     index_names,
     observation_index_body,
+    terms,
     translate,
     translated,
 )
+from agentmem.errors import BackendUnavailableError
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 logger = logging.getLogger(__name__)
+
+
+def erasure_patterns(prefix: str) -> tuple[str, str]:
+    """Every generation's indices, active or left behind by a replay."""
+    return f"{prefix}-beliefs-g*", f"{prefix}-observations-g*"
+
+
+def erasure_query(tenant_id: str, subject_id: str) -> Body:
+    """Everything of one subject: chain and archived documents alike carry both fields."""
+    return {"query": {"bool": {"filter": terms(tenant_id=tenant_id, subject_id=subject_id)}}}
 
 
 class OpenSearchBeliefStore:
@@ -112,6 +125,31 @@ class OpenSearchBeliefStore:
 
     def activate(self, generation: int) -> None:
         self._point_aliases(generation, self._alias_targets())
+
+    def forget_subject(self, subject_id: str) -> int:
+        """Delete the subject's documents from every generation's indices (chains, archived
+        versions, observations), whichever the aliases name. A refresh first makes every
+        acknowledged write visible to the delete; a document a concurrent writer changed
+        meanwhile is a failure, so the erasure tier is retried rather than left half done."""
+        removed = 0
+        for pattern in erasure_patterns(self._prefix):
+            with translated("erase subject"):
+                self._client.indices.refresh(index=pattern, allow_no_indices=True, ignore_unavailable=True)
+                found = self._client.delete_by_query(
+                    index=pattern,
+                    body=erasure_query(self._tenant, subject_id),
+                    conflicts="proceed",
+                    refresh=True,
+                    allow_no_indices=True,
+                    ignore_unavailable=True,
+                )
+            if found.get("failures") or found.get("version_conflicts"):
+                raise BackendUnavailableError(
+                    "erase subject: documents changed under the delete; run it again"
+                )
+            removed += int(found.get("deleted", 0))
+        logger.info("subject erased from belief indices", extra={"prefix": self._prefix, "removed": removed})
+        return removed
 
     def _point_aliases(self, generation: int, targets: dict[str, list[str]]) -> None:
         actions: list[dict[str, Any]] = []

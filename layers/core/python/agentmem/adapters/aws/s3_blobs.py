@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -16,6 +17,7 @@ from agentmem.errors import InvalidInputError, NotFoundError
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
+    from mypy_boto3_s3.type_defs import HeadObjectOutputTypeDef
 
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
@@ -29,7 +31,17 @@ class S3BlobStore:
     default if the stack ever moves to one.
     """
 
-    def __init__(self, bucket: str, *, client: S3Client | None = None, prefix: str = "blobs/") -> None:
+    def __init__(
+        self,
+        bucket: str,
+        *,
+        client: S3Client | None = None,
+        prefix: str = "blobs/",
+        refresh_after_seconds: int | None = None,
+    ) -> None:
+        # With retention, the bucket's lifecycle rule expires a blob by its age: an upload of a
+        # blob older than this renews it, so it outlives every event that points at it.
+        self._refresh_after = refresh_after_seconds
         self._bucket = bucket
         self._prefix = prefix
         self._client: S3Client = client or boto3.client("s3", config=Config(retries={"mode": "standard"}))
@@ -41,8 +53,9 @@ class S3BlobStore:
         if not SHA256_HEX.fullmatch(sha256):
             raise InvalidInputError("sha256 must be 64 lowercase hex digits", field="sha256")
         key = self._key(sha256)
-        # Content addressing makes an existing object the same bytes: skip the upload.
-        if not self._head(key):
+        # Content addressing makes an existing object the same bytes: skip the upload, unless
+        # the lifecycle rule would expire it before the event about to point at it.
+        if not self._current(key):
             try:
                 self._client.put_object(
                     Bucket=self._bucket,
@@ -71,14 +84,34 @@ class S3BlobStore:
             raise error from exc
 
     def exists(self, sha256: str) -> bool:
-        return bool(SHA256_HEX.fullmatch(sha256)) and self._head(self._key(sha256))
+        return bool(SHA256_HEX.fullmatch(sha256)) and self._head(self._key(sha256)) is not None
 
-    def _head(self, key: str) -> bool:
+    def delete(self, sha256: str) -> bool:
+        if not SHA256_HEX.fullmatch(sha256):
+            return False
+        key = self._key(sha256)
+        if self._head(key) is None:
+            return False
         try:
-            self._client.head_object(Bucket=self._bucket, Key=key)
+            self._client.delete_object(Bucket=self._bucket, Key=key)
+        except (ClientError, BotoCoreError) as exc:
+            raise translate_client_error(exc, "delete blob") from exc
+        return True
+
+    def _current(self, key: str) -> bool:
+        """The object exists and, with retention, was written recently enough to keep."""
+        head = self._head(key)
+        if head is None or self._refresh_after is None:
+            return head is not None
+        modified = head.get("LastModified")
+        return modified is None or (datetime.now(UTC) - modified).total_seconds() < self._refresh_after
+
+    def _head(self, key: str) -> HeadObjectOutputTypeDef | None:
+        """The object's metadata, or None when there is none."""
+        try:
+            return self._client.head_object(Bucket=self._bucket, Key=key)
         except (ClientError, BotoCoreError) as exc:
             error = translate_client_error(exc, "check blob")
             if isinstance(error, NotFoundError):
-                return False
+                return None
             raise error from exc
-        return True

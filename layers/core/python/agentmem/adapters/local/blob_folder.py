@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ TEMP_PREFIX = ".tmp-"
 # A temp file older than this belongs to a writer that died (a put takes milliseconds): removed
 # when a store opens. Younger ones may be another live process's write in progress.
 STALE_TEMP_SECONDS = 60.0
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class FolderBlobStore:
@@ -75,3 +77,12 @@ class FolderBlobStore:
 
     def exists(self, sha256: str) -> bool:
         return self._path(sha256).exists()
+
+    def delete(self, sha256: str) -> bool:
+        if not SHA256_HEX.fullmatch(sha256):  # never a path outside the store
+            return False
+        try:
+            self._path(sha256).unlink()
+        except FileNotFoundError:
+            return False
+        return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from agentmem.adapters.local.sqlite_belief_erasure import forget_subject
 from agentmem.adapters.local.sqlite_beliefs import SqliteBeliefIndex
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 
@@ -62,6 +63,15 @@ class SqliteBeliefStore:
             conn.execute(
                 "UPDATE belief_generations SET active=? WHERE tenant_id=?", (generation, self._tenant)
             )
+
+    def forget_subject(self, subject_id: str) -> int:
+        """Erase the subject from every generation (and this process's vector caches)."""
+        removed = forget_subject(self._db, self._tenant, subject_id)
+        with self._lock:
+            indexes = list(self._indexes.values())
+        for index in indexes:
+            index.forget_cached(subject_id)
+        return removed
 
     def copy_other_subjects(self, source: int, target: int, subject_id: str) -> None:
         """Copy every subject but `subject_id` from generation `source` into `target`, in one

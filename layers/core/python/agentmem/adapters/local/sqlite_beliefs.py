@@ -194,6 +194,10 @@ class SqliteBeliefIndex:
             self._sql("INSERT OR REPLACE INTO fts_rows_g{g} VALUES (?,?,?,?)"), (*doc, cursor.lastrowid)
         )
 
+    def forget_cached(self, subject_id: str) -> None:
+        """Drop the subject's cached vectors (its rows are already gone: forget_subject)."""
+        self._vectors.forget(subject_id)
+
     # -- reads --------------------------------------------------------------------------------
 
     def current(self, subject_id: str, key: str | None = None) -> list[Belief]:

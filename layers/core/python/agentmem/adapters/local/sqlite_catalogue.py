@@ -209,6 +209,21 @@ class SqliteConversationMemory:
         )
         return dict(rows.fetchall())
 
+    def forget(self, conversation_ids: Collection[str]) -> int:
+        """Delete what each conversation was sent; returns how many conversations had any."""
+        ids = sorted(set(conversation_ids))
+        removed = 0
+        with self._db.write() as conn:
+            for conversation_id in ids:
+                removed += (
+                    conn.execute(
+                        "DELETE FROM conversation_sent WHERE tenant_id=? AND conversation_id=?",
+                        (self._tenant, conversation_id),
+                    ).rowcount
+                    > 0
+                )
+        return removed
+
     def record(self, conversation_id: str, sent: dict[str, str]) -> None:
         if not sent:
             return

@@ -96,6 +96,24 @@ class SqliteDatabase:
                     (component, version),
                 )
 
+    def compact(self) -> int:
+        """Rewrite the file from its live rows (VACUUM), then move the WAL into it and truncate
+        the WAL to nothing, so content deleted earlier leaves no bytes in either file. Returns
+        the pages reclaimed. Raises BackendUnavailableError while another process holds a read
+        open on an older snapshot (the WAL cannot be emptied then); a later call finishes it."""
+        conn = self.connection()
+        with self._write_lock:
+            (before,) = conn.execute("PRAGMA page_count").fetchone()
+            try:
+                conn.execute("VACUUM")
+                busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.OperationalError as exc:
+                raise BackendUnavailableError(f"sqlite compaction failed: {exc}") from exc
+            (after,) = conn.execute("PRAGMA page_count").fetchone()
+        if busy:
+            raise BackendUnavailableError("sqlite compaction: a reader still holds the WAL; run it again")
+        return int(before) - int(after)
+
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:

@@ -6,6 +6,8 @@ import json
 import sqlite3
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.sqlite_erasures import SCHEMA as ERASURE_SCHEMA
+from agentmem.adapters.local.sqlite_erasures import refuse_if_erased
 from agentmem.errors import BackendUnavailableError
 from agentmem.model.beliefs import FactInput
 from agentmem.model.events import AppendOutcome, BlobRef, Event, EventDraft
@@ -65,6 +67,7 @@ class SqliteEventLog:
         self._db = db
         self._tenant = tenant_id
         db.apply_schema(SCHEMA)
+        db.apply_schema(ERASURE_SCHEMA)
 
     @property
     def database(self) -> SqliteDatabase:
@@ -73,6 +76,7 @@ class SqliteEventLog:
     def append(self, draft: EventDraft) -> AppendOutcome:
         try:
             with self._db.write() as conn:
+                refuse_if_erased(conn, self._tenant, draft.subject_id)
                 if draft.idempotency_key is not None:
                     existing = conn.execute(
                         f"SELECT {COLUMNS} FROM events"

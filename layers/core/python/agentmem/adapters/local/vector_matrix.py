@@ -51,6 +51,10 @@ class SubjectVectors:
         ).fetchone()
         revision = row[0] if row else 0
         with self._lock:
+            if revision == 0:
+                # No revision row: the subject has no beliefs, or was erased by another process.
+                self._cache.pop(subject_id, None)
+                return None
             matrix = self._cache.get(subject_id)
             if matrix is not None and matrix.revision >= revision:
                 return matrix
@@ -68,6 +72,10 @@ class SubjectVectors:
             if matrix is not None:
                 matrix.revision = revision
             return matrix
+
+    def forget(self, subject_id: str) -> None:
+        with self._lock:
+            self._cache.pop(subject_id, None)
 
     def nearest(self, subject_id: str, vector: Sequence[float], k: int) -> list[tuple[float, str]]:
         """(score, doc_id) of the k nearest current beliefs, best first; ties break by doc_id."""

@@ -28,7 +28,7 @@ def episodic_router(services: Services) -> APIGatewayRouter:
                 "description": "Appended (or an idempotent repeat of an earlier append).",
                 "content": {"application/json": {"model": AppendEventResponse}},
             },
-            **error_responses(400, 409, 413, 415, 422, 503),
+            **error_responses(400, 409, 410, 413, 415, 422, 503),
         },
         tags=["episodic"],
     )

@@ -1,0 +1,1 @@
+"""What the deployment holds about one subject, as a whole: erasure, retention and export."""
