@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +25,24 @@ os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "agentmem")
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+
+@pytest.fixture(autouse=True)
+def isolated_agentmem_loggers() -> Iterator[None]:
+    """A Lambda entry point calls `observability.configure()` at import, which gives the agentmem
+    loggers Powertools' handler and stops them propagating: every later test in the same worker
+    would then see nothing in caplog. Each test starts from, and leaves, the loggers as they were."""
+    registry = logging.root.manager.loggerDict
+    saved = {
+        name: (lg.handlers[:], lg.propagate, lg.level)
+        for name, lg in list(registry.items())
+        if isinstance(lg, logging.Logger) and (name == "agentmem" or name.startswith("agentmem."))
+    }
+    yield
+    for name, lg in list(registry.items()):
+        if isinstance(lg, logging.Logger) and (name == "agentmem" or name.startswith("agentmem.")):
+            handlers, propagate, level = saved.get(name, ([], True, logging.NOTSET))
+            lg.handlers, lg.propagate, lg.level = handlers, propagate, level
 
 
 @pytest.fixture

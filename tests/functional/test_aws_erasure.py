@@ -203,7 +203,8 @@ def api_event(method: str, path: str) -> dict[str, Any]:
         "resource": path, "path": path, "httpMethod": method, "headers": {}, "multiValueHeaders": {},
         "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
         "stageVariables": None, "body": None, "isBase64Encoded": False,
-        "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r"},
+        "requestContext": {"httpMethod": method, "path": path, "stage": "prod", "requestId": "r",
+                           "authorizer": {"principals": "writer"}},  # erasure is for writers
     }  # fmt: skip
 
 
