@@ -96,13 +96,21 @@ def converse_reply(payload: Any, request: Mapping[str, Any], *, stop: str = "end
     }
 
 
+def tool_name(request: Mapping[str, Any]) -> str:
+    """The schema the request binds the answer to, in either output mode."""
+    if "toolConfig" in request:
+        return str(request["toolConfig"]["toolChoice"]["tool"]["name"])
+    return str(request["outputConfig"]["textFormat"]["structure"]["jsonSchema"]["name"])
+
+
 def user_prompt(request: Mapping[str, Any]) -> str:
     return "".join(block.get("text", "") for block in request["messages"][0]["content"])
 
 
 @dataclass
 class RecordedConverse:
-    """A model that answers from recordings: the first whose needle is in the user prompt.
+    """A model that answers from recordings: the first whose needle is in the user prompt (a
+    recording may be a function of the request, to answer by `tool_name`).
 
     A prompt no recording expects fails the test, so an adapter that should not have asked the
     model (an event with no text, an empty pool) is caught asking."""
@@ -117,5 +125,6 @@ class RecordedConverse:
         prompt = user_prompt(request)
         for needle, payload in self.recordings.items():
             if needle in prompt:
-                return converse_reply(payload, request, stop=self.stop)
+                answer = payload(request) if callable(payload) else payload
+                return converse_reply(answer, request, stop=self.stop)
         raise AssertionError(f"no recorded answer for this prompt:\n{prompt[:500]}")
