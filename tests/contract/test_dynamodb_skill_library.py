@@ -1,6 +1,6 @@
-"""The DynamoDB skill library against the SkillLibrary contract, on in-process moto with the
-stack's log table, plus what only DynamoDB has: one transaction per write, the item layout the
-stream projector reads, and tenants sharing one table."""
+"""The DynamoDB skill library against the SkillLibrary and StampedLibrary contracts, on
+in-process moto with the stack's log table, plus what only DynamoDB has: one transaction per
+write, the item layout the stream projector reads, and tenants sharing one table."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from agentmem.errors import (
 from agentmem.procedural.model import Link, SkillStatus
 from tests.aws_fixtures import create_log_table, use_fake_aws_environment
 from tests.contract.skill_library_contract import LibraryFactory, SkillLibraryContract, fn, guide
+from tests.contract.stamped_library_contract import StampedLibraryContract
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -94,13 +95,13 @@ def library(client: DynamoDBClient | SpyClient, tenant: str = "acme", **kwargs: 
     return DynamoDbSkillLibrary(TABLE, tenant, client=cast("DynamoDBClient", client), **kwargs)
 
 
-class TestDynamoDbSkillLibrary(SkillLibraryContract):
+class TestDynamoDbSkillLibrary(SkillLibraryContract, StampedLibraryContract):
     @pytest.fixture
     def make_library(self, dynamodb: DynamoDBClient) -> LibraryFactory:
         return lambda tenant: library(dynamodb, tenant)
 
 
-class TestDynamoDbSkillLibraryPaged(SkillLibraryContract):
+class TestDynamoDbSkillLibraryPaged(SkillLibraryContract, StampedLibraryContract):
     """The contract again with every Query cut into pages of two, so each read must paginate."""
 
     @pytest.fixture

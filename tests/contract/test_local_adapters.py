@@ -8,10 +8,12 @@ import pytest
 
 from agentmem.adapters.local.blob_folder import FolderBlobStore
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
-from agentmem.adapters.local.sqlite_log import SqliteEventLog
+from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.ports import BlobStore
 from tests.contract.blob_store_contract import BlobStoreContract
+from tests.contract.checkpoint_store_contract import CheckpointFactory, CheckpointStoreContract
 from tests.contract.event_log_contract import EventLogContract, LogFactory
+from tests.contract.log_tail_contract import LogTailContract, TailedLogFactory
 
 
 class TestSqliteEventLog(EventLogContract):
@@ -19,6 +21,20 @@ class TestSqliteEventLog(EventLogContract):
     def make_log(self, tmp_path: Path) -> LogFactory:
         db = SqliteDatabase(tmp_path / "agentmem.db")
         return lambda tenant: SqliteEventLog(db, tenant)
+
+
+class TestSqliteLogTail(LogTailContract):
+    @pytest.fixture
+    def make_log(self, tmp_path: Path) -> TailedLogFactory:
+        db = SqliteDatabase(tmp_path / "agentmem.db")
+        return lambda tenant: SqliteEventLog(db, tenant)
+
+
+class TestSqliteCheckpoints(CheckpointStoreContract):
+    @pytest.fixture
+    def make_checkpoints(self, tmp_path: Path) -> CheckpointFactory:
+        db = SqliteDatabase(tmp_path / "agentmem.db")
+        return lambda tenant: SqliteCheckpoints(db, tenant)
 
 
 class TestFolderBlobStore(BlobStoreContract):

@@ -1,4 +1,4 @@
-"""The SQLite skill library against the SkillLibrary contract, plus its foreign keys."""
+"""The SQLite skill library against the SkillLibrary and StampedLibrary contracts, plus its foreign keys."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_skills import SqliteSkillLibrary
 from tests.contract.skill_library_contract import LibraryFactory, SkillLibraryContract, fn
+from tests.contract.stamped_library_contract import StampedLibraryContract
 
 
-class TestSqliteSkillLibrary(SkillLibraryContract):
+class TestSqliteSkillLibrary(SkillLibraryContract, StampedLibraryContract):
     @pytest.fixture
     def db(self, tmp_path: Path) -> SqliteDatabase:
         return SqliteDatabase(tmp_path / "db")

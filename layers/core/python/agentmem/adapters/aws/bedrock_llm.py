@@ -6,7 +6,8 @@ construction; the first call with a new schema waits for the compile, then Bedro
 24 hours. Only some models take it (Claude 4.5 and later, some open-weight models); for any other
 tool-capable model, `structured_output="tool"` forces a `record_facts` / `record_verdict` tool
 call. Either way the answer is validated again here: undeclared keys are dropped, and so is a
-fact whose value holds a figure the event does not contain (the grounding rule forbids estimates).
+fact whose value or sentence holds a figure the event does not contain (the grounding rule
+forbids estimates).
 
 Determinism: temperature 0 always. Seed support is model dependent: the seed goes in
 `additionalModelRequestFields` only for families known to take one (Cohere: `seed`), or under the
@@ -190,7 +191,7 @@ class BedrockLLM:
         declared = {t.key for t in fact_types}
         facts: list[FactInput] = []
         for fact in answer.facts:
-            problem = _refusal(fact, declared, source)
+            problem = _refusal(fact, declared, source, event.subject_id)
             if problem is None:
                 try:
                     facts.append(
@@ -308,12 +309,16 @@ def _extract_prompt(event: Event, source: str, fact_types: Sequence[FactType]) -
     )
 
 
-def _refusal(fact: _Fact, declared: set[str], source: str) -> str | None:
-    """Why a model fact must not be stored, or None when it may."""
+def _refusal(fact: _Fact, declared: set[str], source: str, subject_id: str) -> str | None:
+    """Why a model fact must not be stored, or None when it may. The sentence is checked as well
+    as the value: it is what a reader is shown and what is embedded, so an estimate written into
+    it ("earns about $150k") would reach readers as much as one in the value would."""
     if fact.key not in declared:
         return "undeclared key"
     if not _figures_grounded(fact.value, source):
         return "a figure the event does not contain"
+    if not _figures_grounded(fact.text, f"{source} {subject_id} {fact.key}"):
+        return "a sentence with a figure the event does not contain"
     return None
 
 

@@ -134,6 +134,10 @@ class BedrockSkillReviewer:
         if prompt is None:
             return Proposals()
         payload = self._llm.answer("review session", prompt, REVIEW_TOOL)
+        # Proposals defaults both lists (the rules reviewer relies on it), so an answer that left
+        # them out would read as "nothing written up": the schema requires them, and so does this.
+        if not isinstance(payload, dict) or not set(REVIEW_SCHEMA["required"]) <= payload.keys():
+            raise ModelOutputError("review: the model's answer does not fit the schema")
         try:
             proposals = Proposals.model_validate(payload)
         except ValidationError as exc:

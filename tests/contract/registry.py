@@ -1,0 +1,77 @@
+"""Which contract suite pins each Protocol of the package, and which adapters pass it.
+
+test_every_port_has_a_suite.py reads this: a new Protocol fails the build until it is listed here
+with its suite (or as not a port, with the reason), and so does an adapter of a port that no
+suite's test class constructs. Names, not imports, on the Protocol side: the ports are moving into
+one package (`agentmem/ports/`) and the check finds them wherever they live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.contract.asset_index_contract import AssetIndexContract
+from tests.contract.belief_index_contract import BeliefIndexContract
+from tests.contract.blob_store_contract import BlobStoreContract
+from tests.contract.catalogue_contract import CatalogueContract, ConversationMemoryContract
+from tests.contract.checkpoint_store_contract import CheckpointStoreContract
+from tests.contract.embedder_contract import EmbedderContract
+from tests.contract.event_log_contract import EventLogContract
+from tests.contract.llm_contract import LLMContract
+from tests.contract.log_tail_contract import LogTailContract
+from tests.contract.relevance_contract import RelevanceContract
+from tests.contract.reranker_contract import RerankerContract
+from tests.contract.skill_index_contract import SkillIndexContract
+from tests.contract.skill_library_contract import SkillLibraryContract
+from tests.contract.skill_reviewer_contract import SkillReviewerContract
+from tests.contract.stamped_library_contract import StampedLibraryContract
+
+
+@dataclass(frozen=True)
+class Suite:
+    contract: type
+    adapters: tuple[str, ...]  # classes (adapters and tests/fakes.py fakes) its test classes build
+
+
+SUITES: dict[str, Suite] = {
+    "EventLog": Suite(EventLogContract, ("SqliteEventLog", "DynamoDbEventLog", "InMemoryEventLog")),
+    "LogTail": Suite(LogTailContract, ("SqliteEventLog", "InMemoryEventLog")),
+    "CheckpointStore": Suite(CheckpointStoreContract, ("SqliteCheckpoints", "InMemoryCheckpoints")),
+    "BlobStore": Suite(BlobStoreContract, ("FolderBlobStore", "S3BlobStore")),
+    "Embedder": Suite(EmbedderContract, ("MiniLmEmbedder", "BedrockEmbedder")),
+    "LLM": Suite(LLMContract, ("RulesLLM", "BedrockLLM")),
+    # The belief index generations are built by their stores; the one suite drives both ports.
+    "BeliefIndex": Suite(BeliefIndexContract, ("SqliteBeliefStore", "OpenSearchBeliefStore")),
+    "BeliefStore": Suite(BeliefIndexContract, ("SqliteBeliefStore", "OpenSearchBeliefStore")),
+    "SkillLibrary": Suite(SkillLibraryContract, ("SqliteSkillLibrary", "DynamoDbSkillLibrary")),
+    "StampedLibrary": Suite(StampedLibraryContract, ("SqliteSkillLibrary", "DynamoDbSkillLibrary")),
+    "SkillIndex": Suite(SkillIndexContract, ("SqliteSkillIndex", "OpenSearchSkillIndex")),
+    "SkillReviewer": Suite(SkillReviewerContract, ("RulesSkillReviewer", "BedrockSkillReviewer")),
+    "Catalogue": Suite(CatalogueContract, ("SqliteCatalogue", "DynamoDbCatalogue")),
+    "ConversationMemory": Suite(
+        ConversationMemoryContract, ("SqliteConversationMemory", "DynamoDbConversationMemory")
+    ),
+    "AssetIndex": Suite(AssetIndexContract, ("SqliteAssetIndex", "OpenSearchAssetIndex")),
+    "Reranker": Suite(RerankerContract, ("BedrockReranker",)),
+    "RelevanceModel": Suite(RelevanceContract, ("BedrockRelevance",)),
+}
+
+# Adapters a suite reaches through another adapter rather than by constructing them.
+BUILT_BY: dict[str, str] = {
+    "SqliteBeliefIndex": "SqliteBeliefStore",
+    "OpenSearchBeliefIndex": "OpenSearchBeliefStore",
+}
+
+NOT_PORTS: dict[str, str] = {
+    "Governed": "the header fields the access rule reads (AssetHeader and Asset have them): a "
+    "structural type of the domain's own models, with no adapter",
+    "_Resolver": "the private type of a name-to-id callable inside the review service",
+}
+
+# Every Bedrock adapter also passes the fault contract (tests/contract/backend_faults_contract.py).
+FAULT_CONTRACTED: tuple[str, ...] = (
+    "BedrockLLM",
+    "BedrockSkillReviewer",
+    "BedrockRelevance",
+    "BedrockReranker",
+    "BedrockEmbedder",
+)

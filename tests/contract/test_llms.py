@@ -1,0 +1,106 @@
+"""LLM adapters against the port contract: the local rules, and Bedrock Converse offline on recorded
+answers (both ways of binding the output to the schema), which also passes the fault contract."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+from agentmem.adapters.local.rules_llm import RulesLLM
+from agentmem.semantic.ports import LLM
+from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse
+from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
+from tests.contract.llm_contract import (
+    CANDIDATES,
+    FACT_TYPES,
+    LONG,
+    OBJECT,
+    QUESTION,
+    REVERSAL,
+    STATED,
+    SYNONYM,
+    UNDECLARED,
+    LLMContract,
+    event,
+)
+
+
+def fact(key: str, value: str, text: str) -> dict[str, str]:
+    return {"key": key, "text": text, "value": value}
+
+
+def prompted(text: str) -> str:
+    """The event as the extraction prompt carries it (so a key prompt quoting it never matches)."""
+    return f"<event>\n{text}\n</event>"
+
+
+# What a model answered, including what a model gets wrong; the contract says what survives.
+RECORDED: dict[str, Any] = {
+    prompted(STATED): {
+        "facts": [
+            fact("risk_tolerance", "aggressive", "Priya's risk tolerance is aggressive."),
+            fact("income", "$135,000", "Priya's income is $135,000."),
+            fact("income", "$135,000", "Priya earns about $150,000 a year."),  # an estimate in the sentence
+            fact("city", "Pune", "Priya lives in Pune."),
+            fact("net_worth", "$2,000,000", "Priya is worth $2,000,000."),  # undeclared, and invented
+            fact("Risk Tolerance", "aggressive", "Priya is aggressive."),  # not a key at all
+        ]
+    },
+    prompted(QUESTION): {"facts": [fact("income", "$150,000", "Priya's income is $150,000.")]},  # a guess
+    prompted(json.dumps(OBJECT)): {
+        "facts": [
+            fact("risk_tolerance", "cautious", "Priya's risk tolerance is cautious."),
+            fact("income", "$90,000", "Priya's income is $90,000."),
+            fact("goal", "retire at 50", "Priya wants to retire at 50."),  # nothing in the event says so
+        ]
+    },
+    prompted(UNDECLARED): {"facts": [fact("favorite_color", "green", "Priya's favourite colour is green.")]},
+    prompted(LONG): {"facts": [fact("goal", "a quiet house " * 300, "Priya's goal is a quiet house.")]},
+    'New statement: value="aggressive"': {"reason": "Cautious became aggressive.", "verdict": "CONFLICT"},
+    'New statement: value="Mumbai"': {"reason": "She moved.", "verdict": "UPDATE"},
+    "Proposed key: home_city": {"reason": "A home city is the city she lives in.", "key": "city"},
+    "Proposed key: monthly_income": {"reason": "A monthly figure is another quantity.", "key": ""},
+    "Proposed key: favorite_color": {"reason": "Colours.", "key": "colour"},  # no such candidate
+}
+
+
+class TestRulesLLM(LLMContract):
+    @pytest.fixture
+    def llm(self) -> LLM:
+        return RulesLLM()
+
+
+class TestBedrockLLM(LLMContract, ConverseFaultsContract):
+    structured_output = "json_schema"
+
+    @pytest.fixture
+    def bedrock(self) -> RecordedBedrock:
+        return RecordedBedrock("bedrock-runtime", RecordedConverse(RECORDED))
+
+    @pytest.fixture
+    def llm(self, bedrock: RecordedBedrock) -> BedrockLLM:
+        return BedrockLLM(client=bedrock.client, structured_output=self.structured_output)  # type: ignore[arg-type]
+
+    @pytest.fixture
+    def calls(self, llm: BedrockLLM) -> Calls:
+        return [
+            lambda: llm.extract_facts(event(STATED), FACT_TYPES),
+            lambda: llm.decide(*REVERSAL),
+            lambda: llm.resolve_key(SYNONYM, CANDIDATES),
+        ]
+
+    def test_the_same_input_sends_the_same_request_at_temperature_0(
+        self, llm: BedrockLLM, bedrock: RecordedBedrock
+    ) -> None:
+        llm.extract_facts(event(STATED), FACT_TYPES)
+        llm.extract_facts(event(STATED), FACT_TYPES)
+        first, second = bedrock.requests
+        assert first == second
+        assert first["inferenceConfig"]["temperature"] == 0
+
+
+class TestBedrockLLMWithToolOutput(TestBedrockLLM):
+    structured_output = "tool"

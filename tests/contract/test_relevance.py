@@ -1,0 +1,45 @@
+"""Relevance models against the port contract: Bedrock Converse offline on recorded answers, in
+both output modes, which also passes the fault contract. Locally the port has no adapter: the
+composer runs without the LLM steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+from agentmem.adapters.aws.bedrock_relevance import FILTER_TOOL, BedrockRelevance
+from agentmem.compose.llm_ranking import RelevanceModel
+from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse, tool_name
+from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
+from tests.contract.relevance_contract import DOCUMENTS, QUESTION, RelevanceContract
+
+
+def answer(request: dict[str, Any]) -> dict[str, list[str]]:
+    """What a model answered, with what a model gets wrong: an id never shown, a repeat, the
+    order it thought of them in, and (ranking) a document left out."""
+    if tool_name(request) == FILTER_TOOL.name:
+        return {"relevant_ids": ["refunds", "net_revenue_v2", "revenue", "refunds"]}
+    return {"ranked_ids": ["revenue", "refunds", "revenue", "invented", "payroll"]}
+
+
+class TestBedrockRelevance(RelevanceContract, ConverseFaultsContract):
+    structured_output = "json_schema"
+
+    @pytest.fixture
+    def bedrock(self) -> RecordedBedrock:
+        return RecordedBedrock("bedrock-runtime", RecordedConverse({f"Question: {QUESTION}": answer}))
+
+    @pytest.fixture
+    def model(self, bedrock: RecordedBedrock) -> RelevanceModel:
+        llm = BedrockLLM(client=bedrock.client, structured_output=self.structured_output)  # type: ignore[arg-type]
+        return BedrockRelevance(llm)
+
+    @pytest.fixture
+    def calls(self, model: RelevanceModel) -> Calls:
+        return [lambda: model.relevant(QUESTION, DOCUMENTS), lambda: model.rank(QUESTION, DOCUMENTS)]
+
+
+class TestBedrockRelevanceWithToolOutput(TestBedrockRelevance):
+    structured_output = "tool"
