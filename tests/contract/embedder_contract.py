@@ -19,7 +19,6 @@ DISTRACTORS = [
     "The team meets every Tuesday",
 ]
 SENTENCES = ["the first sentence", "a second, rather different one", "3rd: numbers 42 & symbols ✓"]
-BLANKS = ["", "   "]
 TOLERANCE = 1e-5
 
 
@@ -78,14 +77,6 @@ class EmbedderContract:
         assert len(vectors) == len(texts)
         for i in (0, 63, 64, 65, 128, 149):
             assert_close(embedder.embed([texts[i]])[0], vectors[i])
-
-    def test_a_blank_text_gets_a_unit_vector_like_any_other(self, embedder: Embedder) -> None:
-        vectors = embedder.embed([*SENTENCES, *BLANKS])
-        assert len(vectors) == len(SENTENCES) + len(BLANKS)
-        for text, vector in zip(BLANKS, vectors[len(SENTENCES) :], strict=True):
-            assert len(vector) == embedder.dimensions
-            assert math.sqrt(dot(vector, vector)) == pytest.approx(1.0, abs=1e-4)
-            assert_close(embedder.embed([text])[0], vector)
 
     def test_empty_input_gives_no_vectors(self, embedder: Embedder) -> None:
         assert embedder.embed([]) == []

@@ -14,7 +14,6 @@ import pytest
 from agentmem.adapters.aws.bedrock_embedder import BedrockEmbedder
 from agentmem.adapters.local import minilm_embedder
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder, ModelFilesError
-from agentmem.errors import InvalidInputError
 from agentmem.ports import Embedder
 from tests.bedrock_fixtures import RecordedBedrock
 from tests.contract.backend_faults_contract import BackendFaultsContract, Calls
@@ -70,17 +69,6 @@ class TestBedrockEmbedder(EmbedderContract, BackendFaultsContract):
     @pytest.fixture
     def calls(self, embedder: Embedder) -> Calls:
         return [lambda: embedder.embed(["Priya's risk tolerance is cautious"])]
-
-    @pytest.mark.xfail(
-        strict=True,
-        raises=InvalidInputError,
-        reason="Titan refuses blank input and the adapter refuses it first (InvalidInputError naming "
-        "`texts`). Belief and context queries must hold a non-space character, but a compose question "
-        "or a skill-search task of spaces reaches the embedder: a 422 on AWS, a vector locally. "
-        "Strict, so it fails once the port and the adapter agree.",
-    )
-    def test_a_blank_text_gets_a_unit_vector_like_any_other(self, embedder: Embedder) -> None:
-        super().test_a_blank_text_gets_a_unit_vector_like_any_other(embedder)
 
 
 def test_importing_the_module_loads_no_runtime() -> None:

@@ -158,3 +158,24 @@ def test_valid_append_after_all_that_gets_seq_1(stack: tuple[str, Services, Path
     url, _, _ = stack
     status, body = post_raw(url, "good-session", with_fields())
     assert (status, body["seq"]) == (201, 1)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/skills/metric-answering/compose", {"question": "   "}, "question"),
+        ("/v1/skills/search", {"task": " \t "}, "task"),
+    ],
+    ids=["compose-question", "skill-search-task"],
+)
+def test_a_query_of_only_spaces_is_422_naming_it(
+    stack: tuple[str, Services, Path], path: str, body: dict[str, str], field: str
+) -> None:
+    """Like context and belief queries: a blank text has nothing to embed (Titan refuses it on
+    AWS, MiniLM would embed it locally), so both backends refuse it at the door, alike."""
+    url, _, _ = stack
+    response = urllib3.request(
+        "POST", f"{url}{path}", body=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
+    error = json.loads(response.data)["error"]
+    assert (response.status, error["field"]) == (422, field)

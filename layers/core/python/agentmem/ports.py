@@ -79,7 +79,9 @@ class Embedder(Protocol):
     def dimensions(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One L2-normalised vector per text, in order. Deterministic for the same input."""
+        """One L2-normalised vector per text, in order. Deterministic for the same input.
+        Every text holds a non-space character: the API refuses blank queries (422), and what
+        is indexed is never blank. An adapter may refuse a blank text with InvalidInputError."""
         ...
 
 

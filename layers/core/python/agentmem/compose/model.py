@@ -143,6 +143,6 @@ class ComposerSkill(ComposerSkillSpec):
 class ComposeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=4000)
+    question: str = Field(min_length=1, max_length=4000, pattern=r"\S")  # blank: nothing to embed
     budget_tokens: int | None = Field(default=None, ge=200, le=BUDGET_CEILING)
     conversation_id: Identifier | None = None

@@ -14,7 +14,9 @@ MAX_K = 50
 class SkillSearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    task: str = Field(min_length=1, max_length=4000, description="What the agent is about to do.")
+    task: str = Field(
+        min_length=1, max_length=4000, pattern=r"\S", description="What the agent is about to do."
+    )
     k: int = Field(
         default=5,
         ge=1,
