@@ -70,6 +70,10 @@ class InMemoryEventLog:
         with self._store.lock:
             return len(self._session(session_id))
 
+    def has_subject(self, subject_id: str) -> bool:
+        with self._store.lock:
+            return any(t == self._tenant and e.subject_id == subject_id for t, e, _ in self._store.rows)
+
     def read_since(self, position: int, limit: int = 500) -> list[tuple[int, Event]]:
         with self._store.lock:
             rows = list(enumerate(self._store.rows, start=1))

@@ -15,15 +15,22 @@ from tests.contract.blob_store_contract import BlobStoreContract
 from tests.contract.catalogue_contract import CatalogueContract, ConversationMemoryContract
 from tests.contract.checkpoint_store_contract import CheckpointStoreContract
 from tests.contract.embedder_contract import EmbedderContract
+from tests.contract.erasure_scheduler_contract import ErasureSchedulerContract
 from tests.contract.event_log_contract import EventLogContract
 from tests.contract.llm_contract import LLMContract
 from tests.contract.log_tail_contract import LogTailContract
 from tests.contract.relevance_contract import RelevanceContract
 from tests.contract.reranker_contract import RerankerContract
+from tests.contract.retention_contract import ObservationSnapshotContract, RetentionSweeperContract
 from tests.contract.skill_index_contract import SkillIndexContract
 from tests.contract.skill_library_contract import SkillLibraryContract
 from tests.contract.skill_reviewer_contract import SkillReviewerContract
 from tests.contract.stamped_library_contract import StampedLibraryContract
+from tests.contract.subject_erasure_contract import (
+    ErasedSubjectsContract,
+    ErasureLedgerContract,
+    SubjectLogContract,
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,15 @@ SUITES: dict[str, Suite] = {
     "AssetIndex": Suite(AssetIndexContract, ("SqliteAssetIndex", "OpenSearchAssetIndex")),
     "Reranker": Suite(RerankerContract, ("BedrockReranker",)),
     "RelevanceModel": Suite(RelevanceContract, ("BedrockRelevance",)),
+    # Erasure: the ledger is also what projection reads the tombstones from (ErasedSubjects).
+    "ErasureLedger": Suite(ErasureLedgerContract, ("SqliteErasureLedger", "DynamoDbErasureLedger")),
+    "ErasedSubjects": Suite(ErasedSubjectsContract, ("SqliteErasureLedger", "DynamoDbErasureLedger")),
+    "SubjectLog": Suite(SubjectLogContract, ("SqliteSubjectLog", "DynamoDbSubjectLog")),
+    # Locally there is no scheduler: ErasureService runs an accepted erasure in the request.
+    "ErasureScheduler": Suite(ErasureSchedulerContract, ("SqsErasureScheduler",)),
+    # Local only: on AWS, DynamoDB TTL and S3 lifecycle expire, and the observation index keeps.
+    "RetentionSweeper": Suite(RetentionSweeperContract, ("SqliteRetention",)),
+    "ObservationSnapshot": Suite(ObservationSnapshotContract, ("SqliteObservationSnapshot",)),
 }
 
 # Adapters a suite reaches through another adapter rather than by constructing them.

@@ -1,7 +1,8 @@
-"""The contract of the erasure ports (ErasureLedger, SubjectLog) and of the event log's half of
-erasure: once a subject's tombstone is written, its appends are refused. Each backend's module
-subclasses SubjectErasureContract and provides `make(tenant)`: a log, its subject view and its
-ledger over one backing store."""
+"""The contracts of the erasure ports: ErasureLedger (with the event log's half of erasure: once a
+subject's tombstone is written, its appends are refused), ErasedSubjects (the tombstones as
+projection reads them) and SubjectLog. Each backend's module subclasses every contract and
+provides `make(tenant)`: a log, its subject view and its ledger over one backing store, so a
+second `make` of the same tenant is another process and one of another tenant shares the store."""
 
 from __future__ import annotations
 
@@ -56,7 +57,9 @@ def record(tenant: str, subject: str, erasure_id: str = "er_1") -> ErasureRecord
     )  # fmt: skip
 
 
-class SubjectErasureContract:
+class _ErasureBackend:
+    """The fixtures every erasure contract shares; no tests of its own."""
+
     @pytest.fixture
     def make(self) -> Factory:
         raise NotImplementedError
@@ -76,6 +79,8 @@ class SubjectErasureContract:
         log.append(event("bob", "s3"))
         return backend
 
+
+class ErasureLedgerContract(_ErasureBackend):
     def test_open_writes_the_tombstone_once_and_a_repeat_returns_the_first_record(
         self, backend: Backend
     ) -> None:
@@ -95,16 +100,30 @@ class SubjectErasureContract:
 
         assert backend.ledger.get("er_1") == done
 
+    def test_saving_progress_keeps_the_tombstone(self, backend: Backend) -> None:
+        opened = backend.ledger.open("alice", record("acme", "alice"))
+
+        backend.ledger.save(opened.finished("later"))
+
+        assert backend.ledger.erased(["alice"]) == {"alice"}
+        with pytest.raises(SubjectErasedError):
+            backend.log.append(event("alice", "s1"))
+
     def test_an_unknown_erasure_is_not_found(self, backend: Backend) -> None:
         with pytest.raises(NotFoundError):
             backend.ledger.get("er_missing")
 
-    def test_tombstones_are_per_tenant(self, make: Factory) -> None:
+    def test_records_are_per_tenant(self, make: Factory) -> None:
+        make("acme").ledger.open("alice", record("acme", "alice"))
+
+        with pytest.raises(NotFoundError):
+            make("other").ledger.get("er_1")
+
+    def test_a_tombstone_refuses_appends_only_in_its_own_tenant(self, make: Factory) -> None:
         acme, other = make("acme"), make("other")
         acme.ledger.open("alice", record("acme", "alice"))
 
-        assert other.ledger.erased(["alice"]) == set()
-        other.log.append(event("alice", "s1"))
+        assert other.log.append(event("alice", "s1")).created
 
     def test_an_append_after_the_tombstone_is_refused_and_writes_nothing(self, written: Backend) -> None:
         written.ledger.open("alice", record("acme", "alice"))
@@ -116,12 +135,53 @@ class SubjectErasureContract:
         assert written.log.list_events("s9") == []
         assert written.log.append(event("bob", "s9")).event.seq == 1
 
-    def test_sessions_and_blobs_are_found_by_subject(self, written: Backend) -> None:
-        subjects = written.subjects
-        assert subjects.sessions("alice") == ["s1", "s2"]
-        assert subjects.blob_hashes("alice") == {OWN, SHARED}
-        assert subjects.blob_used_elsewhere(SHARED, "alice")
-        assert not subjects.blob_used_elsewhere(OWN, "alice")
+
+class ErasedSubjectsContract(_ErasureBackend):
+    def test_only_the_subjects_with_a_tombstone_are_named(self, backend: Backend) -> None:
+        backend.ledger.open("alice", record("acme", "alice"))
+
+        assert backend.ledger.erased(["alice", "bob", "never-seen"]) == {"alice"}
+
+    def test_asking_about_nobody_answers_nobody(self, backend: Backend) -> None:
+        backend.ledger.open("alice", record("acme", "alice"))
+
+        assert backend.ledger.erased([]) == set()
+
+    def test_tombstones_are_per_tenant(self, make: Factory) -> None:
+        acme, other = make("acme"), make("other")
+        acme.ledger.open("alice", record("acme", "alice"))
+
+        assert other.ledger.erased(["alice"]) == set()
+
+    def test_another_process_sees_a_tombstone_as_soon_as_it_is_written(self, make: Factory) -> None:
+        projector = make("acme").ledger
+        assert projector.erased(["alice"]) == set()
+
+        make("acme").ledger.open("alice", record("acme", "alice"))
+
+        assert projector.erased(["alice"]) == {"alice"}
+
+    def test_a_batch_larger_than_one_backend_read_is_answered_whole(self, backend: Backend) -> None:
+        """A projector batch names up to hundreds of subjects: more than one BatchGetItem (100
+        keys) or SQLite statement (500 parameters) takes."""
+        subjects = [f"subject-{n:04d}" for n in range(1201)]
+        erased = set(subjects[::40])
+        for n, subject in enumerate(sorted(erased)):
+            backend.ledger.open(subject, record("acme", subject, f"er_{n}"))
+
+        assert backend.ledger.erased(subjects) == erased
+
+
+class SubjectLogContract(_ErasureBackend):
+    def test_sessions_are_found_by_subject_and_sorted(self, written: Backend) -> None:
+        assert written.subjects.sessions("alice") == ["s1", "s2"]
+
+    def test_blobs_are_found_by_subject(self, written: Backend) -> None:
+        assert written.subjects.blob_hashes("alice") == {OWN, SHARED}
+
+    def test_a_blob_is_used_elsewhere_only_when_another_subject_points_at_it(self, written: Backend) -> None:
+        assert written.subjects.blob_used_elsewhere(SHARED, "alice")
+        assert not written.subjects.blob_used_elsewhere(OWN, "alice")
 
     def test_forget_removes_only_the_subjects_events(self, written: Backend) -> None:
         assert written.subjects.forget("alice") == 3
@@ -129,10 +189,43 @@ class SubjectErasureContract:
         log = written.log
         assert [e.subject_id for e in log.list_events("s1")] == ["bob"]
         assert log.list_events("s2") == []
+        assert [e.subject_id for e in log.list_events("s3")] == ["bob"]
+
+    def test_after_forget_the_subject_has_no_sessions_or_blobs(self, written: Backend) -> None:
+        written.subjects.forget("alice")
+
         assert written.subjects.sessions("alice") == []
         assert written.subjects.blob_hashes("alice") == set()
         assert not written.subjects.blob_used_elsewhere(SHARED, "bob")  # only Bob points at it now
-        assert written.subjects.forget("alice") == 0  # a repeat finds nothing
+
+    def test_after_forget_the_log_no_longer_knows_the_subject(self, written: Backend) -> None:
+        written.subjects.forget("alice")
+
+        assert not written.log.has_subject("alice")
+        assert written.log.has_subject("bob")
+
+    def test_forget_takes_the_subjects_idempotency_records_too(self, written: Backend) -> None:
+        """Else a retried append would answer with an event that no longer exists."""
+        written.subjects.forget("alice")
+
+        again = written.log.append(event("alice", "s2", idem="k1"))
+
+        assert again.created
+        assert written.log.list_events("s2") == [again.event]
+
+    def test_a_repeat_forget_finds_nothing(self, written: Backend) -> None:
+        written.subjects.forget("alice")
+
+        assert written.subjects.forget("alice") == 0
+
+    def test_forget_leaves_other_tenants_alone(self, make: Factory) -> None:
+        acme, other = make("acme"), make("other")
+        acme.log.append(event("alice", "s1"))
+        kept = other.log.append(event("alice", "s1")).event
+
+        assert acme.subjects.forget("alice") == 1
+
+        assert other.log.list_events("s1") == [kept]
 
     def test_events_page_by_cursor_without_loss_or_repeat(self, written: Backend) -> None:
         seen, after = [], None

@@ -1,4 +1,4 @@
-"""The erasure ports' contract on SQLite and on moto (the stack's table)."""
+"""The erasure ports' contracts on SQLite and on moto (the stack's table)."""
 
 from __future__ import annotations
 
@@ -17,29 +17,69 @@ from agentmem.adapters.local.sqlite_erasures import SqliteErasureLedger
 from agentmem.adapters.local.sqlite_log import SqliteEventLog
 from agentmem.adapters.local.sqlite_subject_log import SqliteSubjectLog
 from tests.aws_fixtures import create_log_table, use_fake_aws_environment
-from tests.contract.subject_erasure_contract import Backend, Factory, SubjectErasureContract
+from tests.contract.subject_erasure_contract import (
+    Backend,
+    ErasedSubjectsContract,
+    ErasureLedgerContract,
+    Factory,
+    SubjectLogContract,
+)
 
 TABLE = "agentmem-log"
 
 
-class TestSqliteSubjectErasure(SubjectErasureContract):
-    @pytest.fixture
-    def make(self, tmp_path: Path) -> Factory:
-        db = SqliteDatabase(tmp_path / "agentmem.db")
-        return lambda tenant: Backend(
-            SqliteEventLog(db, tenant), SqliteSubjectLog(db, tenant), SqliteErasureLedger(db, tenant)
+@pytest.fixture
+def sqlite(tmp_path: Path) -> Factory:
+    db = SqliteDatabase(tmp_path / "agentmem.db")
+    return lambda tenant: Backend(
+        SqliteEventLog(db, tenant), SqliteSubjectLog(db, tenant), SqliteErasureLedger(db, tenant)
+    )
+
+
+@pytest.fixture
+def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[Factory]:
+    use_fake_aws_environment(monkeypatch)
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        create_log_table(client, TABLE)
+        yield lambda tenant: Backend(
+            DynamoDbEventLog(TABLE, tenant, client=client),
+            DynamoDbSubjectLog(TABLE, tenant, client=client),
+            DynamoDbErasureLedger(TABLE, tenant, client=client),
         )
 
 
-class TestDynamoDbSubjectErasure(SubjectErasureContract):
+class TestSqliteErasureLedger(ErasureLedgerContract):
     @pytest.fixture
-    def make(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[Factory]:
-        use_fake_aws_environment(monkeypatch)
-        with mock_aws():
-            client = boto3.client("dynamodb")
-            create_log_table(client, TABLE)
-            yield lambda tenant: Backend(
-                DynamoDbEventLog(TABLE, tenant, client=client),
-                DynamoDbSubjectLog(TABLE, tenant, client=client),
-                DynamoDbErasureLedger(TABLE, tenant, client=client),
-            )
+    def make(self, sqlite: Factory) -> Factory:
+        return sqlite
+
+
+class TestSqliteErasedSubjects(ErasedSubjectsContract):
+    @pytest.fixture
+    def make(self, sqlite: Factory) -> Factory:
+        return sqlite
+
+
+class TestSqliteSubjectLog(SubjectLogContract):
+    @pytest.fixture
+    def make(self, sqlite: Factory) -> Factory:
+        return sqlite
+
+
+class TestDynamoDbErasureLedger(ErasureLedgerContract):
+    @pytest.fixture
+    def make(self, dynamodb: Factory) -> Factory:
+        return dynamodb
+
+
+class TestDynamoDbErasedSubjects(ErasedSubjectsContract):
+    @pytest.fixture
+    def make(self, dynamodb: Factory) -> Factory:
+        return dynamodb
+
+
+class TestDynamoDbSubjectLog(SubjectLogContract):
+    @pytest.fixture
+    def make(self, dynamodb: Factory) -> Factory:
+        return dynamodb

@@ -20,13 +20,19 @@ from agentmem.ports import BlobStore
 
 logger = logging.getLogger(__name__)
 
+# Pages resume after the last row by its whole key: one event states several facts (and a set
+# fact several members), so resuming after (order_key, event_id) alone would skip the rest of an
+# event's observations whenever a page ended inside it.
+PAGE_ORDER = ("order_key", "event_id", "subject_id", "key", "member")
+PAGE_ORDER_SQL = ", ".join(("tenant_id", *PAGE_ORDER))
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {SNAPSHOT_TABLE} (
     tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, key TEXT NOT NULL, member TEXT NOT NULL,
     event_id TEXT NOT NULL, order_key TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (tenant_id, subject_id, key, member, event_id)
 );
-CREATE INDEX IF NOT EXISTS {SNAPSHOT_TABLE}_in_order ON {SNAPSHOT_TABLE} (tenant_id, order_key, event_id)
+DROP INDEX IF EXISTS {SNAPSHOT_TABLE}_in_order;
+CREATE INDEX IF NOT EXISTS {SNAPSHOT_TABLE}_in_page_order ON {SNAPSHOT_TABLE} ({PAGE_ORDER_SQL})
 """
 # Only a deployment with retention pays for this index on every append.
 EXPIRY_INDEX = "CREATE INDEX IF NOT EXISTS events_by_created ON events (tenant_id, created_at)"
@@ -45,23 +51,25 @@ class SqliteObservationSnapshot:
         db.apply_schema(SCHEMA)
 
     def pages(self, subject_id: str | None = None, size: int = BATCH) -> Iterator[list[Observation]]:
-        after = ("", "")
+        columns = ", ".join(PAGE_ORDER)
         subject = "" if subject_id is None else " AND subject_id=?"
+        after: tuple[str, ...] = ("",) * len(PAGE_ORDER)
         while True:
-            params: list[object] = [self._tenant, *after, *([subject_id] if subject_id else []), size]
+            params: list[object] = [self._tenant, *after, *([] if subject_id is None else [subject_id]), size]
             rows = (
                 self._db.connection()
                 .execute(
-                    f"SELECT order_key, event_id, body FROM {SNAPSHOT_TABLE} WHERE tenant_id=?"
-                    f" AND (order_key, event_id) > (?, ?){subject} ORDER BY order_key, event_id LIMIT ?",
+                    f"SELECT {columns}, body FROM {SNAPSHOT_TABLE} WHERE tenant_id=?"
+                    f" AND ({columns}) > ({', '.join('?' * len(PAGE_ORDER))}){subject}"
+                    f" ORDER BY {columns} LIMIT ?",
                     params,
                 )
                 .fetchall()
             )
             if not rows:
                 return
-            yield [Observation.model_validate_json(body) for _, _, body in rows]
-            after = (rows[-1][0], rows[-1][1])
+            yield [Observation.model_validate_json(row[-1]) for row in rows]
+            after = tuple(rows[-1][: len(PAGE_ORDER)])
 
 
 class SqliteRetention:
