@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
+from agentmem.context.history_candidates import HistoryHits, history_candidates, search_history
 from agentmem.context.semantic_candidates import semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
@@ -71,14 +72,40 @@ class ContextService:
         # The log is read and ranked on a worker thread while the beliefs are searched here:
         # SQLite, onnxruntime and numpy release the GIL, so the two overlap.
         session = self._pool.submit(self._ranked_session, request) if "episodic" in request.include else None
-        if "semantic" in request.include:
+        history: Future[HistoryHits] | None = None
+        passage_generation: int | None = None
+        if "semantic" in request.include or "history" in request.include:
             semantic = self._semantic()
             index = semantic.store.active()
+            vector = semantic.embedder.embed([request.query])[0]  # one embedding for both searches
+            if "history" in request.include and semantic.passages is not None:
+                passages = semantic.passages.active()
+                passage_generation = passages.generation
+                history = self._pool.submit(
+                    search_history, passages, request.subject_id, request.session_id, request.query, vector
+                )
+            elif "history" in request.include:
+                notes.append("history: no passage index is wired in this deployment")
+        if "semantic" in request.include:
             generation = index.generation
-            found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
+            found, beliefs = semantic_candidates(
+                index, semantic.embedder, request.subject_id, request.query, vector
+            )
             candidates += found
-            if not found and not index.current(request.subject_id) and not (session and session.result()[0]):
+            if (
+                not found
+                and not index.current(request.subject_id)
+                and not (session and session.result()[0])
+                and not (history and (history.result().vector or history.result().keyword))
+            ):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
+        if history is not None:
+            found, gone, fusion = history_candidates(
+                history.result(), request.query, index, beliefs, request.subject_id
+            )
+            candidates += found
+            dropped += gone
+            notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:
@@ -105,9 +132,10 @@ class ContextService:
             candidates += self._skills().candidates(request.query)
         elif "skills" in request.include:
             notes.append("skills: the procedural tier is switched off or not available in this deployment")
-        # The episodic share is `split`; the rest is split evenly between the other sources asked for.
+        # The episodic share is `split`; the rest is split evenly between the other sources asked
+        # for (semantic, history, skills). What a source leaves unused flows to the others.
         others: list[str] = [
-            s for s in ("semantic", "skills") if s in request.include and (s != "skills" or skills)
+            s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
         ]
         shares = {s: (1.0 - request.split) / len(others) for s in others}
         if "episodic" in request.include:
@@ -120,6 +148,7 @@ class ContextService:
             shares=shares,
             sections=[
                 Section("semantic", f"What is known about {request.subject_id}"),
+                Section("history", f"Earlier sessions with {request.subject_id}"),
                 Section("episodic", f"This session ({request.session_id})"),
                 Section("skills", "Skills for this task"),
             ],
@@ -145,6 +174,7 @@ class ContextService:
             log_watermark_seq=events[-1].seq if events else 0,
             episodic_window=episodic_window(window) if window is not None else None,
             belief_generation=generation,
+            passage_generation=passage_generation,
             belief_versions={
                 str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
                 for p in packed.placed

@@ -25,7 +25,9 @@ from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
 from agentmem.semantic.key_resolver import KeyBook, KeyResolver, Resolution
-from agentmem.semantic.ports import LLM, BeliefIndex
+from agentmem.model.passages import Passage
+from agentmem.semantic.passages import passages_of
+from agentmem.semantic.ports import LLM, BeliefIndex, PassageIndex
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +71,16 @@ def observation_of(event: Event, fact: FactInput, fact_types: FactTypeCatalog) -
 
 
 class Projector:
-    def __init__(self, index: BeliefIndex, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+    def __init__(
+        self,
+        index: BeliefIndex,
+        llm: LLM,
+        embedder: Embedder,
+        fact_types: FactTypeCatalog,
+        passages: PassageIndex | None = None,
+    ) -> None:
         self._index = index
+        self._passages = passages
         self._llm = llm
         self._embedder = embedder
         self._fact_types = fact_types
@@ -82,7 +92,8 @@ class Projector:
         return self.project_many([event])
 
     def project_many(self, events: Sequence[Event]) -> list[Applied]:
-        """Apply a batch in order. The sentences that will need a vector are embedded in one
+        """Apply a batch in order, and index its events as history passages. The sentences that
+        will need a vector (new belief texts and passages not indexed yet) are embedded in one
         call up front: one call per fact made embedding most of the projection time."""
         observations: list[Observation] = []
         keys = KeyBook(self._index)  # what each subject's keys were at each point of the log
@@ -105,14 +116,32 @@ class Projector:
                 obs = self._observation(event, fact, resolution)
                 observations.append(obs)
                 keys.note(obs)
-        self._vectors = self._embed_new_texts(observations)
+        passages = self._new_passages(events, observations)
+        self._vectors = self._embed_new_texts(observations, [p.text for p in passages])
         try:
-            return [self._apply(obs) for obs in observations]
+            result = [self._apply(obs) for obs in observations]
+            if self._passages is not None and passages:
+                # After the beliefs: a crash in between redelivers the batch, and both are idempotent.
+                self._passages.add(passages, [self._vector(p.text) for p in passages])
+            return result
         finally:
             self._vectors = {}
 
-    def _embed_new_texts(self, observations: Sequence[Observation]) -> dict[str, list[float]]:
-        wanted: list[str] = []
+    def _new_passages(self, events: Sequence[Event], observations: Sequence[Observation]) -> list[Passage]:
+        """The batch's passages that the passage index does not hold yet."""
+        if self._passages is None:
+            return []
+        cut = [p for event in events for p in passages_of(event, observations)]
+        missing: set[tuple[str, str]] = set()
+        for subject in dict.fromkeys(p.subject_id for p in cut):
+            ids = [p.passage_id for p in cut if p.subject_id == subject]
+            missing |= {(subject, pid) for pid in self._passages.missing(subject, ids)}
+        return [p for p in cut if (p.subject_id, p.passage_id) in missing]
+
+    def _embed_new_texts(
+        self, observations: Sequence[Observation], extra: Sequence[str] = ()
+    ) -> dict[str, list[float]]:
+        wanted: list[str] = list(extra)
         for obs in observations:
             _, chain = self._index.chain(obs.subject_id, obs.key, obs.member)
             if not chain or normalise_value(chain[-1].value) != normalise_value(obs.value):

@@ -9,7 +9,7 @@ from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.events import Event
 from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore
+from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore, PassageStore
 from agentmem.semantic.projector import Applied, Projector
 
 MAX_SEARCH_K = 50
@@ -23,15 +23,26 @@ class BeliefChain:
 
 
 class SemanticService:
-    def __init__(self, store: BeliefStore, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+    def __init__(
+        self,
+        store: BeliefStore,
+        llm: LLM,
+        embedder: Embedder,
+        fact_types: FactTypeCatalog,
+        passages: PassageStore | None = None,
+    ) -> None:
         self.store = store
+        self.passages = passages  # the history source's index; None where it is not wired
         self.llm = llm
         self.embedder = embedder
         self.fact_types = fact_types
 
     def projector(self, index: BeliefIndex | None = None) -> Projector:
-        """A projector onto `index`, or onto the active generation."""
-        return Projector(index or self.store.active(), self.llm, self.embedder, self.fact_types)
+        """A projector onto `index`, or onto the active generation, and onto the passage
+        generation of the same number."""
+        target = index or self.store.active()
+        passages = self.passages.generation(target.generation) if self.passages is not None else None
+        return Projector(target, self.llm, self.embedder, self.fact_types, passages)
 
     def project(self, event: Event) -> list[Applied]:
         return self.projector().project(event)

@@ -48,16 +48,27 @@ class _Matrix:
     epoch: int
     last_pid: int = 0
     pids: list[int] = field(default_factory=list)
-    sessions: list[str] = field(default_factory=list)
-    rows: Any = None
+    codes: dict[str, int] = field(default_factory=dict)  # session id -> a small int, per matrix
+    sessions: Any = None  # the code of each row's session: excluding one is a vector compare
+    rows: Any = None  # capacity doubles, so a read after a few appends copies nothing
 
     def extend(self, rows: Sequence[tuple[int, str, bytes]]) -> None:
         if not rows:
             return
         block = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, _, blob in rows])
-        self.rows = block if self.rows is None else np.vstack([self.rows, block])
+        codes = np.fromiter(
+            (self.codes.setdefault(s, len(self.codes)) for _, s, _ in rows), dtype=np.int32, count=len(rows)
+        )
+        used, need = len(self.pids), len(self.pids) + len(rows)
+        if self.rows is None or need > len(self.rows):
+            capacity = max(need, 2 * (0 if self.rows is None else len(self.rows)), 64)
+            grown_rows = np.zeros((capacity, block.shape[1]), dtype=np.float32)
+            grown_sessions = np.full(capacity, -1, dtype=np.int32)
+            if self.rows is not None:
+                grown_rows[:used], grown_sessions[:used] = self.rows[:used], self.sessions[:used]
+            self.rows, self.sessions = grown_rows, grown_sessions
+        self.rows[used:need], self.sessions[used:need] = block, codes
         self.pids += [pid for pid, _, _ in rows]
-        self.sessions += [session for _, session, _ in rows]
         self.last_pid = self.pids[-1]
 
 
@@ -160,10 +171,10 @@ class SqlitePassageIndex:
         matrix = self._matrix(subject_id)
         if matrix.rows is None or k <= 0:
             return []
-        scores = matrix.rows @ np.asarray(vector, dtype=np.float32)
-        if exclude_session is not None:
-            own = np.fromiter((s == exclude_session for s in matrix.sessions), dtype=bool, count=len(scores))
-            scores = np.where(own, -np.inf, scores)
+        used = len(matrix.pids)
+        scores = matrix.rows[:used] @ np.asarray(vector, dtype=np.float32)
+        if exclude_session is not None and exclude_session in matrix.codes:
+            scores = np.where(matrix.sessions[:used] == matrix.codes[exclude_session], -np.inf, scores)
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
         ranked = [(float(scores[i]), matrix.pids[i]) for i in top if np.isfinite(scores[i])]
         found = self._bodies([pid for _, pid in ranked])
