@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentmem.context.text import leading_sentences, words
+from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit, StatedFact
 from agentmem.packing.fusion import keyword_gate, reciprocal_rank_fusion
@@ -31,6 +31,10 @@ KEYWORD_FLOOR = 0.5
 class HistoryHits:
     vector: list[PassageHit]
     keyword: list[PassageHit]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.vector or self.keyword)
 
 
 def search_history(
@@ -53,7 +57,9 @@ def fuse(hits: HistoryHits, query: str) -> tuple[list[tuple[float, Passage]], st
         "keyword": [h.passage.passage_id for h in hits.keyword],
     }
     fused = reciprocal_rank_fusion(rankings, weights=weights)
-    return [(score, passages[pid]) for pid, score, _ in fused], f"keyword weight {weights['keyword']:g} ({why})"
+    return [
+        (score, passages[pid]) for pid, score, _ in fused
+    ], f"keyword weight {weights['keyword']:g} ({why})"
 
 
 class CurrentBeliefs:
@@ -134,11 +140,19 @@ def history_candidates(
     shown_ids = {b.doc_id for b in shown if b.current}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
-    for score, passage in fused:
+    # Boilerplate said in many sessions is worth one line: the best-ranked one stands for the rest.
+    seen = NearDuplicates()
+    for n, (score, passage) in enumerate(fused):
         labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
         if not labels and says_no_more(passage, covering):
             ids = ", ".join(b.doc_id for b in covering)
             dropped.append(Dropped(item_id(passage), "history", f"stands as belief {ids}"))
+            continue
+        twin = seen.add(n, shingle_set(words(passage.text)))
+        if twin is not None:
+            dropped.append(
+                Dropped(item_id(passage), "history", f"near-duplicate of {item_id(fused[twin][1])}")
+            )
             continue
         candidates.append(passage_candidate(passage, score, labels))
     return candidates, dropped, note

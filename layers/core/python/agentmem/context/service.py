@@ -63,6 +63,21 @@ class ContextService:
             return " ".join(resolved.split())
         return json.dumps(resolved, ensure_ascii=False, separators=(", ", ": "))
 
+    def _start_history(
+        self, request: ContextRequest, semantic: SemanticService, vector: list[float], notes: list[str]
+    ) -> tuple[Future[HistoryHits] | None, int | None]:
+        """Search the passages on a worker thread while the beliefs are searched here."""
+        if "history" not in request.include:
+            return None, None
+        if semantic.passages is None:
+            notes.append("history: no passage index is wired in this deployment")
+            return None, None
+        passages = semantic.passages.active()
+        search = self._pool.submit(
+            search_history, passages, request.subject_id, request.session_id, request.query, vector
+        )
+        return search, passages.generation
+
     def build(self, request: ContextRequest) -> ContextResponse:
         notes: list[str] = []
         candidates: list[Candidate] = []
@@ -78,14 +93,7 @@ class ContextService:
             semantic = self._semantic()
             index = semantic.store.active()
             vector = semantic.embedder.embed([request.query])[0]  # one embedding for both searches
-            if "history" in request.include and semantic.passages is not None:
-                passages = semantic.passages.active()
-                passage_generation = passages.generation
-                history = self._pool.submit(
-                    search_history, passages, request.subject_id, request.session_id, request.query, vector
-                )
-            elif "history" in request.include:
-                notes.append("history: no passage index is wired in this deployment")
+            history, passage_generation = self._start_history(request, semantic, vector, notes)
         if "semantic" in request.include:
             generation = index.generation
             found, beliefs = semantic_candidates(
@@ -96,15 +104,14 @@ class ContextService:
                 not found
                 and not index.current(request.subject_id)
                 and not (session and session.result()[0])
-                and not (history and (history.result().vector or history.result().keyword))
+                and not (history and history.result().found)
             ):
                 raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
         if history is not None:
             found, gone, fusion = history_candidates(
                 history.result(), request.query, index, beliefs, request.subject_id
             )
-            candidates += found
-            dropped += gone
+            candidates, dropped = candidates + found, dropped + gone
             notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
