@@ -8,7 +8,7 @@ a current belief unlabelled, and never repeats one."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
@@ -160,3 +160,41 @@ def history_candidates(
 
 def item_id(passage: Passage) -> str:
     return f"passage:{passage.session_id}:{passage.seq}:{passage.span[0]}-{passage.span[1]}"
+
+
+def history_allowance(
+    candidates: Sequence[Candidate], shares: Mapping[str, float], budget: int, count: Callable[[str], int]
+) -> int:
+    """The tokens history may spend: its own share of the budget, plus what each other source
+    leaves of its share even with every candidate at full detail. Unused budget flows to history,
+    never the budget another source needs: the packer admits every item at its cheapest first,
+    so history passages left unchecked would take the room the beliefs need for their values."""
+    total = sum(shares.values()) or 1.0
+    allowance = budget * shares.get("history", 0.0) / total
+    for source, share in shares.items():
+        if source == "history":
+            continue
+        full = sum(count(f"- {c.renders[0]}\n") for c in candidates if c.source == source)
+        allowance += max(0.0, budget * share / total - full)
+    return int(allowance)
+
+
+def within_allowance(
+    candidates: Sequence[Candidate], allowance: int, count: Callable[[str], int]
+) -> tuple[list[Candidate], list[Dropped]]:
+    """History's best candidates whose full lines fit in `allowance`, in rank order; the other
+    sources' candidates untouched."""
+    kept: list[Candidate] = []
+    dropped: list[Dropped] = []
+    spent = 0
+    for c in sorted(candidates, key=lambda c: (-c.score, c.item_id)):
+        if c.source != "history":
+            kept.append(c)
+            continue
+        cost = count(f"- {c.renders[0]}\n")
+        if spent + cost > allowance:
+            dropped.append(Dropped(c.item_id, "history", f"below history's allowance of {allowance} tokens"))
+            continue
+        spent += cost
+        kept.append(c)
+    return kept, dropped

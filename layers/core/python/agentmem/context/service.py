@@ -7,7 +7,13 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
-from agentmem.context.history_candidates import HistoryHits, history_candidates, search_history
+from agentmem.context.history_candidates import (
+    HistoryHits,
+    history_allowance,
+    history_candidates,
+    search_history,
+    within_allowance,
+)
 from agentmem.context.semantic_candidates import semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
@@ -133,22 +139,18 @@ class ContextService:
                     f" (#{window.first_seq}-#{window.last_seq}); {window.outside:,} older ones"
                     f" (#1-#{window.first_seq - 1}) lay outside the window"
                 )
+        count: Callable[[str], int] = lambda text: self._count(text, request.encoding)  # noqa: E731
         skills = "skills" in request.include and self._skills is not None
         if skills:
             assert self._skills is not None
             candidates += self._skills().candidates(request.query)
         elif "skills" in request.include:
             notes.append("skills: the procedural tier is switched off or not available in this deployment")
-        # The episodic share is `split`; the rest is split evenly between the other sources asked
-        # for (semantic, history, skills). What a source leaves unused flows to the others.
-        others: list[str] = [
-            s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
-        ]
-        shares = {s: (1.0 - request.split) / len(others) for s in others}
-        if "episodic" in request.include:
-            shares["episodic"] = request.split
-        if all(v == 0 for v in shares.values()):
-            shares = dict.fromkeys(shares, 1.0)
+        shares = source_shares(request, skills=skills)
+        if history is not None:
+            allowance = history_allowance(candidates, shares, request.budget_tokens, count)
+            candidates, cut = within_allowance(candidates, allowance, count)
+            dropped += cut
         packed = pack(
             candidates,
             budget=request.budget_tokens,
@@ -160,7 +162,7 @@ class ContextService:
                 Section("skills", "Skills for this task"),
             ],
             title=f"Context for {request.agent}: {request.query.strip()[:120]}",
-            count=lambda text: self._count(text, request.encoding),
+            count=count,
             encoding=request.encoding,
         )
         items = [
@@ -196,6 +198,21 @@ class ContextService:
             notes=notes,
         )
         return ContextResponse(markdown=packed.markdown, items=items, trace=trace)
+
+
+def source_shares(request: ContextRequest, *, skills: bool) -> dict[str, float]:
+    """The episodic share is `split`; the rest is split evenly between the other sources asked
+    for (semantic, history, skills). What a source leaves unused flows to the others (and to
+    history first: see `history_allowance`)."""
+    others: list[str] = [
+        s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
+    ]
+    shares: dict[str, float] = {s: (1.0 - request.split) / len(others) for s in others}
+    if "episodic" in request.include:
+        shares["episodic"] = request.split
+    if all(v == 0 for v in shares.values()):
+        shares = dict.fromkeys(shares, 1.0)
+    return shares
 
 
 def episodic_window(window: SessionWindow) -> EpisodicWindow:
