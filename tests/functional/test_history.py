@@ -103,13 +103,26 @@ def test_history_never_shows_a_superseded_value_unlabelled(api: tuple[MemoryClie
 
 
 def test_a_passage_a_current_belief_already_says_is_not_repeated(api: tuple[MemoryClient, Services]) -> None:
-    result = read(api[0], "Where does she work?", budget_tokens=3000)
+    result = read(api[0], "Where does she work?", budget_tokens=1000)
     assert "Northwind Labs" in result["markdown"]
     assert [i["item_id"] for i in result["items"] if i["source"] == "semantic" and "employer" in i["item_id"]]
     assert not [i for i in history_items(result) if i["ref"]["seq"] == 3 and i["ref"]["session_id"] == "S1"]
     reasons = {d["item_id"]: d["reason"] for d in result["trace"]["dropped"] if d["source"] == "history"}
     assert reasons["passage:S1:3:0-30"] == "stands as belief employer"
     assert result["markdown"].count("Northwind Labs") == 1
+
+
+def test_passages_never_take_the_room_a_belief_needs_for_its_value(
+    api: tuple[MemoryClient, Services],
+) -> None:
+    # Dozens of passages match; the beliefs still show their values, not bare keys.
+    result = read(api[0], "What is her risk tolerance and where does she work?", budget_tokens=600)
+    levels = {i["item_id"]: i["level"] for i in result["items"] if i["source"] == "semantic"}
+    assert levels and "identity" not in levels.values()
+    assert "aggressive" in result["markdown"] and "Northwind Labs" in result["markdown"]
+    assert len(history_items(result)) >= 3
+    cut = [d for d in result["trace"]["dropped"] if d["reason"].startswith("below history's allowance")]
+    assert cut
 
 
 def test_the_trace_reports_history_per_source(api: tuple[MemoryClient, Services]) -> None:
