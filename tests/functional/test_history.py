@@ -185,3 +185,32 @@ def test_replay_rebuilds_passages_into_a_new_generation(tmp_path_factory: pytest
     assert after.trace.passage_generation == 2
     # The worker continues the new generation from where replay stopped: nothing is indexed twice.
     assert drain(log, services.semantic, checkpoints, services.semantic.store.active()) == 0
+
+
+def test_a_single_subject_replay_keeps_the_other_subjects_passages(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    services = bootstrap(Settings(data_dir=tmp_path_factory.mktemp("history-subject") / "data"))
+    for subject, text in (("maya", GARDEN), ("omar", "Omar keeps bees on the roof of his building.")):
+        services.episodic.append(
+            f"{subject}-1",
+            AppendEventRequest(subject_id=subject, round=0, agent="user", kind="message", content=text),
+        )
+    worker(services).run_once()
+    log = services.event_log
+    assert isinstance(log, SqliteEventLog)
+    store = services.semantic.store
+    copier = getattr(store, "copy_other_subjects", None)
+    replay(
+        log,
+        services.semantic,
+        SqliteCheckpoints(log.database, "local"),
+        subject_id="maya",
+        copy_other_subjects=copier,
+    )
+    passages = services.semantic.passages
+    assert passages is not None
+    active = passages.active()
+    assert active.generation == 2
+    assert (active.count("maya"), active.count("omar")) == (1, 1)
+    assert [h.passage.subject_id for h in active.keyword_search("omar", "bees", 5)] == ["omar"]
