@@ -20,6 +20,10 @@ from agentmem.semantic.fold import sessions_of_last_run
 from agentmem.semantic.ports import BeliefIndex, PassageIndex
 
 SEARCH_K = 40
+# A passage line costs about 30-50 tokens: a big budget can place more than 40 of them, and the
+# search is what bounds how many it gets to choose from.
+TOKENS_PER_HIT = 30
+MAX_SEARCH_K = 200
 SHORT_CHARS = 200
 # The vector ranker understands paraphrase. BM25 is worth as much when the query's own words are
 # in the passages, and is never shut out entirely: a name or a number only BM25 can match.
@@ -37,14 +41,20 @@ class HistoryHits:
         return bool(self.vector or self.keyword)
 
 
+def search_k(budget: int) -> int:
+    """Hits per ranker: SEARCH_K, or as many as the budget could place, up to MAX_SEARCH_K."""
+    return min(MAX_SEARCH_K, max(SEARCH_K, budget // TOKENS_PER_HIT))
+
+
 def search_history(
-    index: PassageIndex, subject_id: str, session_id: str, query: str, vector: Sequence[float]
+    index: PassageIndex, subject_id: str, session_id: str, query: str, vector: Sequence[float], budget: int
 ) -> HistoryHits:
     """Both rankers over the subject's passages outside the reader's session (that one is the
     episodic source's). Runs on a worker thread while the beliefs are searched."""
+    k = search_k(budget)
     return HistoryHits(
-        vector=index.vector_search(subject_id, vector, SEARCH_K, exclude_session=session_id),
-        keyword=index.keyword_search(subject_id, query, SEARCH_K, exclude_session=session_id),
+        vector=index.vector_search(subject_id, vector, k, exclude_session=session_id),
+        keyword=index.keyword_search(subject_id, query, k, exclude_session=session_id),
     )
 
 

@@ -80,7 +80,13 @@ class ContextService:
             return None, None
         passages = semantic.passages.active()
         search = self._pool.submit(
-            search_history, passages, request.subject_id, request.session_id, request.query, vector
+            search_history,
+            passages,
+            request.subject_id,
+            request.session_id,
+            request.query,
+            vector,
+            request.budget_tokens,
         )
         return search, passages.generation
 
