@@ -15,6 +15,7 @@ from agentmem.access import Caller
 from agentmem.adapters.aws.dynamodb_catalogue import DynamoDbCatalogue
 from agentmem.adapters.aws.dynamodb_skills import DynamoDbSkillLibrary
 from agentmem.adapters.aws.opensearch_asset_index import OpenSearchAssetIndex
+from agentmem.adapters.aws.opensearch_passage_store import OpenSearchPassageStore
 from agentmem.adapters.aws.opensearch_skill_index import OpenSearchSkillIndex
 from agentmem.bootstrap import Services, bootstrap
 from agentmem.compose import authoring
@@ -48,6 +49,8 @@ def test_bootstrap_wires_the_aws_adapters_of_both_libraries(services: Services) 
     assert isinstance(services.skill_index, OpenSearchSkillIndex)
     assert isinstance(services.composer.catalogue, DynamoDbCatalogue)
     assert isinstance(services.composer.index, OpenSearchAssetIndex)
+    # The history source's events index is OpenSearch too (built without a request being sent).
+    assert isinstance(services.semantic.passages, OpenSearchPassageStore)
 
 
 def test_a_session_reviewed_on_aws_becomes_drafts_in_dynamodb(services: Services) -> None:

@@ -61,7 +61,9 @@ def test_context_carries_beliefs_with_the_contradiction_and_this_sessions_log(
     assert "changed from cautious (S1) to aggressive (S2)" in result["markdown"]
     assert "Tech valuations are stretched" in result["markdown"]
     sources = {i["source"] for i in result["items"]}
-    assert sources == {"semantic", "episodic"}
+    assert sources == {"semantic", "episodic", "history"}  # history is on by default
+    # S1's cautious statement comes back from history labelled with what holds now.
+    assert "⚠ superseded: risk_tolerance is aggressive since S2." in result["markdown"]
     trace = result["trace"]
     assert trace["log_watermark_seq"] == 3
     assert trace["belief_versions"]["risk_tolerance"] == 2
@@ -79,7 +81,9 @@ def test_same_state_and_request_give_byte_identical_output(api: tuple[MemoryClie
 
 
 def test_unused_share_spills_to_the_other_source(api: tuple[MemoryClient, Services]) -> None:
-    only_beliefs = read(api[0], session_id="S-empty", budget_tokens=2000, split=0.99)
+    only_beliefs = read(
+        api[0], session_id="S-empty", budget_tokens=2000, split=0.99, include=["episodic", "semantic"]
+    )
     assert only_beliefs["trace"]["notes"] == ["session S-empty has no events yet"]
     assert only_beliefs["trace"]["tokens_by_source"]["semantic"] > 20  # past its 1% share
     assert {i["level"] for i in only_beliefs["items"]} == {"full"}

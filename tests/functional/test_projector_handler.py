@@ -89,6 +89,18 @@ def test_insert_of_an_event_projects_its_stated_fact(projector: ModuleType) -> N
     assert [p.event_id for p in belief.provenance] == ["ev_3f9c2a7e5b1d4c08a6e2f1b9d7c3a501"]
 
 
+def test_an_inserted_event_becomes_history_passages_once(projector: ModuleType) -> None:
+    invoke(projector, load_event("stream_insert_event.json"))
+    passages = projector.services.semantic.passages
+    indexed = passages.active().count("priya")
+    assert indexed >= 1
+    (hit,) = passages.active().keyword_search("priya", "risk tolerance", 5)[:1]
+    assert hit.passage.event_id == "ev_3f9c2a7e5b1d4c08a6e2f1b9d7c3a501"
+    assert [f.key for f in hit.passage.stated] == ["risk_tolerance"]  # the belief it produced
+    invoke(projector, load_event("stream_insert_event.json"))  # at-least-once: a redelivery
+    assert passages.active().count("priya") == indexed
+
+
 def test_projection_is_durable_for_a_fresh_process(projector: ModuleType) -> None:
     invoke(projector, load_event("stream_insert_event.json"))
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from agentmem.ports import Embedder
 from agentmem.procedural.review import SkillReviewer
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefStore
+from agentmem.semantic.ports import LLM, BeliefStore, PassageStore
 from agentmem.semantic.service import SemanticService
 from agentmem.settings import Settings
 
@@ -71,6 +71,25 @@ def build_belief_store(settings: Settings, embedder: Embedder) -> BeliefStore:
     return SqliteBeliefStore(db, settings.tenant_id)
 
 
+def build_passage_store(settings: Settings, embedder: Embedder) -> PassageStore:
+    """The history source's index: SQLite + FTS5 + a vector matrix locally, OpenSearch on AWS."""
+    if settings.backend == "aws":
+        from agentmem.adapters.aws.opensearch_client import opensearch_client
+        from agentmem.adapters.aws.opensearch_passage_store import OpenSearchPassageStore
+
+        return OpenSearchPassageStore(
+            opensearch_client(settings),
+            settings.tenant_id,
+            prefix=settings.opensearch_prefix,
+            dimensions=embedder.dimensions,
+        )
+    from agentmem.adapters.local.sqlite_db import open_database
+    from agentmem.adapters.local.sqlite_passage_store import SqlitePassageStore
+
+    db = open_database(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
+    return SqlitePassageStore(db, settings.tenant_id)
+
+
 def build_semantic(settings: Settings) -> SemanticService:
     embedder = build_embedder(settings)
     catalog = FactTypeCatalog(
@@ -79,13 +98,15 @@ def build_semantic(settings: Settings) -> SemanticService:
     from agentmem.subjects_wiring import build_erasure_ledger, build_late_purge
 
     store = build_belief_store(settings, embedder)
+    passages = build_passage_store(settings, embedder)
     return SemanticService(
         store,
         build_llm(settings),
         embedder,
         catalog,
         erasures=build_erasure_ledger(settings),  # every projection skips erased subjects
-        purge=build_late_purge(settings, store),
+        purge=build_late_purge(settings, store, passages),
+        passages=passages,
     )
 
 

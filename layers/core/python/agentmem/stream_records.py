@@ -22,6 +22,9 @@ def prepare(services: Services) -> None:
     """Create what the projector writes before its first record: the read functions may only
     read these indexes, so the writer creates them and seeds the belief probe."""
     prepare_for_writes(services.semantic)
+    semantic = services.semantic
+    if semantic.passages is not None:  # the history source's index, beside the active beliefs
+        semantic.passages.generation(semantic.store.active().generation)
     if services.settings.procedural_enabled:
         services.skill_index.ensure_ready()
     services.composer.index.ensure_ready()

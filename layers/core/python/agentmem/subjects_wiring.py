@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from agentmem.bootstrap import Services
     from agentmem.compose.ports import ConversationMemory
-    from agentmem.semantic.ports import BeliefStore, ObservationSnapshot, RetentionSweeper
+    from agentmem.semantic.ports import BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
 
 
 def build_erasure_ledger(settings: Settings) -> ErasureLedger:
@@ -38,18 +38,26 @@ def build_erasure_ledger(settings: Settings) -> ErasureLedger:
     return SqliteErasureLedger(db, settings.tenant_id)
 
 
-def build_late_purge(settings: Settings, store: BeliefStore) -> Callable[[str], int]:
+def build_late_purge(
+    settings: Settings, store: BeliefStore, passages: PassageStore | None = None
+) -> Callable[[str], int]:
     """What projection runs on a subject erased while it was writing: the store's forget, and
     locally a compaction too, or the late write's bytes could outlive the erasure in the WAL.
     A compaction that finds the WAL busy is left to a repeat of the erasure."""
+
+    def forget(subject_id: str) -> int:
+        # The history passages hold the subject's words as much as the beliefs do.
+        erased_passages = passages.erase_subject(subject_id) if passages is not None else 0
+        return store.forget_subject(subject_id) + erased_passages
+
     if settings.backend == "aws":
-        return store.forget_subject
+        return forget
     from agentmem.adapters.local.sqlite_db import open_database
 
     database = open_database(settings.data_dir / "agentmem.db", synchronous=settings.sqlite_synchronous)
 
     def forget_and_compact(subject_id: str) -> int:
-        removed = store.forget_subject(subject_id)
+        removed = forget(subject_id)
         try:
             database.compact()
         except BackendUnavailableError:
@@ -97,6 +105,9 @@ def build_erasure(services: Services) -> ErasureService:
     """Tiers in the order ErasureService runs them; `storage` (local only) compacts the file."""
     settings = services.settings
     derived: list[Tier] = [("beliefs", lambda fp: services.semantic.store.forget_subject(fp.subject_id))]
+    if services.semantic.passages is not None:
+        passages = services.semantic.passages
+        derived.append(("history_passages", lambda fp: passages.erase_subject(fp.subject_id)))
     if settings.procedural_enabled:
         derived.append(("skill_drafts", lambda fp: forget_review_drafts(services.skills, fp)))
     conversations = _conversations(services)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.packing.fusion import reciprocal_rank_fusion
 from agentmem.packing.model import Candidate
@@ -47,10 +49,18 @@ def belief_candidate(belief: Belief, score: float) -> Candidate:
 
 
 def semantic_candidates(
-    index: BeliefIndex, embedder: Embedder, subject_id: str, query: str
+    index: BeliefIndex,
+    embedder: Embedder,
+    subject_id: str,
+    query: str,
+    vector: Sequence[float] | None = None,
 ) -> tuple[list[Candidate], list[Belief]]:
+    """`vector` is the query's embedding when the caller already has it (the history source
+    searches with the same one)."""
     hits = {
-        "vector": index.vector_search(subject_id, embedder.embed([query])[0], SEARCH_K),
+        "vector": index.vector_search(
+            subject_id, vector if vector is not None else embedder.embed([query])[0], SEARCH_K
+        ),
         "keyword": index.keyword_search(subject_id, query, SEARCH_K),
     }
     fused = fuse(hits)

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
+from agentmem.context.history_candidates import (
+    HistoryHits,
+    history_allowance,
+    history_candidates,
+    search_history,
+    within_allowance,
+)
 from agentmem.context.semantic_candidates import semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
@@ -62,6 +69,42 @@ class ContextService:
             return " ".join(resolved.split())
         return json.dumps(resolved, ensure_ascii=False, separators=(", ", ": "))
 
+    def _start_history(
+        self, request: ContextRequest, semantic: SemanticService, vector: list[float], notes: list[str]
+    ) -> tuple[Future[HistoryHits] | None, int | None]:
+        """Search the passages on a worker thread while the beliefs are searched here."""
+        if "history" not in request.include:
+            return None, None
+        if semantic.passages is None:
+            notes.append("history: no passage index is wired in this deployment")
+            return None, None
+        passages = semantic.passages.active()
+        search = self._pool.submit(
+            search_history,
+            passages,
+            request.subject_id,
+            request.session_id,
+            request.query,
+            vector,
+            request.budget_tokens,
+        )
+        return search, passages.generation
+
+    def _require_known_subject(
+        self,
+        subject_id: str,
+        session: Future[tuple[SessionWindow, SessionRanking]] | None,
+        history: Future[HistoryHits] | None,
+    ) -> None:
+        """A subject with no beliefs is still known from its first event: beliefs are a projection
+        and may lag or never come (nothing extractable), so their absence alone proves nothing."""
+        if session is not None and session.result()[0].events:
+            return
+        if history is not None and history.result().found:
+            return
+        if not self._log.has_subject(subject_id):
+            raise NotFoundError(f"no memory of subject {subject_id}", field="subject_id")
+
     def build(self, request: ContextRequest) -> ContextResponse:
         notes: list[str] = []
         candidates: list[Candidate] = []
@@ -71,21 +114,27 @@ class ContextService:
         # The log is read and ranked on a worker thread while the beliefs are searched here:
         # SQLite, onnxruntime and numpy release the GIL, so the two overlap.
         session = self._pool.submit(self._ranked_session, request) if "episodic" in request.include else None
-        if "semantic" in request.include:
+        history: Future[HistoryHits] | None = None
+        passage_generation: int | None = None
+        if "semantic" in request.include or "history" in request.include:
             semantic = self._semantic()
             index = semantic.store.active()
+            vector = semantic.embedder.embed([request.query])[0]  # one embedding for both searches
+            history, passage_generation = self._start_history(request, semantic, vector, notes)
+        if "semantic" in request.include:
             generation = index.generation
-            found, beliefs = semantic_candidates(index, semantic.embedder, request.subject_id, request.query)
+            found, beliefs = semantic_candidates(
+                index, semantic.embedder, request.subject_id, request.query, vector
+            )
             candidates += found
-            # A subject is known from its first event: beliefs are a projection and may lag or
-            # never come (nothing extractable), so their absence alone proves nothing.
-            known = bool(found) or bool(index.current(request.subject_id))
-            if (
-                not known
-                and not (session and session.result()[0])
-                and not self._log.has_subject(request.subject_id)
-            ):
-                raise NotFoundError(f"no memory of subject {request.subject_id}", field="subject_id")
+            if not found and not index.current(request.subject_id):
+                self._require_known_subject(request.subject_id, session, history)
+        if history is not None:
+            found, gone, fusion = history_candidates(
+                history.result(), request.query, index, beliefs, request.subject_id
+            )
+            candidates, dropped = candidates + found, dropped + gone
+            notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:
@@ -106,30 +155,30 @@ class ContextService:
                     f" (#{window.first_seq}-#{window.last_seq}); {window.outside:,} older ones"
                     f" (#1-#{window.first_seq - 1}) lay outside the window"
                 )
+        count: Callable[[str], int] = lambda text: self._count(text, request.encoding)  # noqa: E731
         skills = "skills" in request.include and self._skills is not None
         if skills:
             assert self._skills is not None
             candidates += self._skills().candidates(request.query)
         elif "skills" in request.include:
             notes.append("skills: the procedural tier is switched off or not available in this deployment")
-        # The episodic share is `split`; the rest is split evenly between the other sources asked for.
-        others: list[str] = [
-            s for s in ("semantic", "skills") if s in request.include and (s != "skills" or skills)
-        ]
-        shares = {s: (1.0 - request.split) / len(others) for s in others}
-        if "episodic" in request.include:
-            shares["episodic"] = request.split
+        shares = source_shares(request, skills=skills)
+        if history is not None:
+            allowance = history_allowance(candidates, shares, request.budget_tokens, count)
+            candidates, cut = within_allowance(candidates, allowance, count)
+            dropped += cut
         packed = pack(
             candidates,
             budget=request.budget_tokens,
             shares=shares,
             sections=[
                 Section("semantic", f"What is known about {request.subject_id}"),
+                Section("history", f"Earlier sessions with {request.subject_id}"),
                 Section("episodic", f"This session ({request.session_id})"),
                 Section("skills", "Skills for this task"),
             ],
             title=f"Context for {request.agent}",  # the agent knows its query: repeating it costs tokens
-            count=lambda text: self._count(text, request.encoding),
+            count=count,
             encoding=request.encoding,
         )
         items = [
@@ -150,6 +199,7 @@ class ContextService:
             log_watermark_seq=events[-1].seq if events else 0,
             episodic_window=episodic_window(window) if window is not None else None,
             belief_generation=generation,
+            passage_generation=passage_generation,
             belief_versions={
                 str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
                 for p in packed.placed
@@ -164,6 +214,21 @@ class ContextService:
             notes=notes,
         )
         return ContextResponse(markdown=packed.markdown, items=items, trace=trace)
+
+
+def source_shares(request: ContextRequest, *, skills: bool) -> dict[str, float]:
+    """The episodic share is `split`; the rest is split evenly between the other sources asked
+    for (semantic, history, skills). What a source leaves unused flows to the others (and to
+    history first: see `history_allowance`)."""
+    others: list[str] = [
+        s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
+    ]
+    shares: dict[str, float] = {s: (1.0 - request.split) / len(others) for s in others}
+    if "episodic" in request.include:
+        shares["episodic"] = request.split
+    if all(v == 0 for v in shares.values()):
+        shares = dict.fromkeys(shares, 1.0)
+    return shares
 
 
 def episodic_window(window: SessionWindow) -> EpisodicWindow:

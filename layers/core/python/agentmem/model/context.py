@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentmem.model.common import Identifier
 
 MAX_BUDGET = 50_000
-Source = Literal["episodic", "semantic", "skills"]
+Source = Literal["episodic", "semantic", "history", "skills"]
 
 
 class ContextRequest(BaseModel):
@@ -20,9 +20,20 @@ class ContextRequest(BaseModel):
     agent: Identifier
     query: str = Field(min_length=1, max_length=8000, pattern=r"\S")
     budget_tokens: int = Field(default=3000, ge=1, le=MAX_BUDGET)
-    split: float = Field(default=0.5, ge=0.0, le=1.0, description="The episodic share of the budget.")
+    split: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="The episodic share of the budget; the other sources asked for share the rest"
+        " evenly, and what a source leaves unused flows to the others.",
+    )
     encoding: Literal["o200k_base", "cl100k_base"] = "o200k_base"
-    include: list[Source] = Field(default=["episodic", "semantic"], min_length=1)
+    include: list[Source] = Field(
+        default=["episodic", "semantic", "history"],
+        min_length=1,
+        description="Sources to read: this session's events (episodic), current beliefs (semantic),"
+        " the subject's earlier sessions as passages (history), authored skills (skills).",
+    )
 
 
 class ContextItem(BaseModel):
@@ -63,6 +74,9 @@ class ContextTrace(BaseModel):
         default=None, description="The session events the read ranked; None when episodic was not asked for."
     )
     belief_generation: int | None
+    passage_generation: int | None = Field(
+        default=None, description="The history passage generation read; None when history was not read."
+    )
     belief_versions: dict[str, int] = Field(description="doc_id -> version of every belief used.")
     tokens_by_source: dict[str, int]
     candidates_by_source: dict[str, int]

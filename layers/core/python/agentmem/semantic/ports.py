@@ -1,4 +1,5 @@
-"""Ports of the semantic tier: the LLM that extracts and judges facts, and the belief index."""
+"""Ports of the semantic tier: the LLM that extracts and judges facts, the belief index, and the
+history passage index."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from agentmem.model.beliefs import (
     Verdict,
 )
 from agentmem.model.events import Event
+from agentmem.model.passages import Passage, PassageHit
 
 
 class LLM(Protocol):
@@ -142,4 +144,63 @@ class RetentionSweeper(Protocol):
     def sweep(self, projected_up_to: int, generation: int) -> int:
         """Delete expired events at log positions up to `projected_up_to` (what `generation`, the
         active one, has projected), keeping their observations first; returns how many went."""
+
+
+class PassageIndex(Protocol):
+    """One generation of the history passage index for one tenant: the subject's logged events
+    cut into passages (`semantic.passages`), searchable by meaning and by keyword."""
+
+    generation: int
+
+    def missing(self, subject_id: str, passage_ids: Sequence[str]) -> set[str]:
+        """Which of `passage_ids` are not indexed yet: a redelivered event embeds nothing."""
+        ...
+
+    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
+        """Index each passage with its vector (same order); a passage already indexed under its
+        (subject, passage id) is left as it is. Returns how many were new."""
+        ...
+
+    def vector_search(
+        self, subject_id: str, vector: Sequence[float], k: int, *, exclude_session: str | None = None
+    ) -> list[PassageHit]:
+        """The subject's passages nearest to `vector` (cosine), best first; ties by passage id.
+        Passages of `exclude_session` are left out (the reader's own session is episodic's)."""
+        ...
+
+    def keyword_search(
+        self, subject_id: str, query: str, k: int, *, exclude_session: str | None = None
+    ) -> list[PassageHit]:
+        """The subject's passages matching `query` by BM25, best first."""
+        ...
+
+    def count(self, subject_id: str) -> int: ...
+
+    def erase_subject(self, subject_id: str) -> int:
+        """Remove every passage of the subject from this generation; returns how many."""
+        ...
+
+
+class PassageStore(Protocol):
+    """Generations of the passage index, numbered like the belief store's: the projector writes
+    generation g beside belief generation g, and replay switches both."""
+
+    def active(self) -> PassageIndex:
+        """The generation readers use; before any `activate`, generation 1. Never writes."""
+        ...
+
+    def generation(self, generation: int) -> PassageIndex:
+        """Generation `generation`, created (empty) if it does not exist yet; needs write access."""
+        ...
+
+    def activate(self, generation: int) -> None:
+        """Switch readers to `generation` atomically."""
+        ...
+
+    def copy_other_subjects(self, source: int, target: int, subject_id: str) -> None:
+        """Copy every subject but `subject_id` from generation `source` into `target`."""
+        ...
+
+    def erase_subject(self, subject_id: str) -> int:
+        """Remove every passage of the subject from every generation; returns how many."""
         ...

@@ -21,11 +21,13 @@ from agentmem.model.beliefs import (
     normalise_value,
 )
 from agentmem.model.events import Event
+from agentmem.model.passages import Passage
 from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
 from agentmem.semantic.key_resolver import KeyBook, KeyResolver, Resolution
-from agentmem.semantic.ports import LLM, BeliefIndex
+from agentmem.semantic.passages import passages_of
+from agentmem.semantic.ports import LLM, BeliefIndex, PassageIndex
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +89,10 @@ class Projector:
         embedder: Embedder,
         fact_types: FactTypeCatalog,
         guard: ErasureGuard | None = None,
+        passages: PassageIndex | None = None,
     ) -> None:
         self._index = index
+        self._passages = passages
         self._llm = llm
         self._embedder = embedder
         self._fact_types = fact_types
@@ -101,7 +105,8 @@ class Projector:
         return self.project_many([event])
 
     def project_many(self, events: Sequence[Event]) -> list[Applied]:
-        """Apply a batch in order. The sentences that will need a vector are embedded in one
+        """Apply a batch in order, and index its events as history passages. The sentences that
+        will need a vector (new belief texts and passages not indexed yet) are embedded in one
         call up front: one call per fact made embedding most of the projection time."""
         if self._guard is not None and events:
             erased = self._guard.erased({e.subject_id for e in events})
@@ -127,31 +132,49 @@ class Projector:
                 obs = self._observation(event, fact, resolution)
                 observations.append(obs)
                 keys.note(obs)
-        return self._apply_all(observations)
+        return self._apply_all(observations, self._new_passages(events, observations))
 
     def project_observations(self, observations: Sequence[Observation]) -> list[Applied]:
         """Fold observations kept from expired events (a retention snapshot) as if their events
-        were projected again. Idempotent, like every projection."""
+        were projected again. Idempotent, like every projection. Their events are gone, and so
+        are their passages: nothing is indexed as history."""
         if self._guard is not None and observations:
             erased = self._guard.erased({o.subject_id for o in observations})
             observations = [o for o in observations if o.subject_id not in erased]
-        return self._apply_all(observations)
+        return self._apply_all(observations, [])
 
-    def _apply_all(self, observations: Sequence[Observation]) -> list[Applied]:
-        self._vectors = self._embed_new_texts(observations)
+    def _apply_all(self, observations: Sequence[Observation], passages: Sequence[Passage]) -> list[Applied]:
+        self._vectors = self._embed_new_texts(observations, [p.text for p in passages])
         try:
             applied = [self._apply(obs) for obs in observations]
+            if self._passages is not None and passages:
+                # After the beliefs: a crash in between redelivers the batch, and both are idempotent.
+                self._passages.add(passages, [self._vector(p.text) for p in passages])
         finally:
             self._vectors = {}
-        if self._guard is not None and observations:
-            for subject_id in sorted(self._guard.erased({o.subject_id for o in observations})):
+        touched = {o.subject_id for o in observations} | {p.subject_id for p in passages}
+        if self._guard is not None and touched:
+            for subject_id in sorted(self._guard.erased(touched)):
                 logger.info(
                     "erased while projecting: purged again", extra={"purged": self._guard.purge(subject_id)}
                 )
         return applied
 
-    def _embed_new_texts(self, observations: Sequence[Observation]) -> dict[str, list[float]]:
-        wanted: list[str] = []
+    def _new_passages(self, events: Sequence[Event], observations: Sequence[Observation]) -> list[Passage]:
+        """The batch's passages that the passage index does not hold yet."""
+        if self._passages is None:
+            return []
+        cut = [p for event in events for p in passages_of(event, observations)]
+        missing: set[tuple[str, str]] = set()
+        for subject in dict.fromkeys(p.subject_id for p in cut):
+            ids = [p.passage_id for p in cut if p.subject_id == subject]
+            missing |= {(subject, pid) for pid in self._passages.missing(subject, ids)}
+        return [p for p in cut if (p.subject_id, p.passage_id) in missing]
+
+    def _embed_new_texts(
+        self, observations: Sequence[Observation], extra: Sequence[str] = ()
+    ) -> dict[str, list[float]]:
+        wanted: list[str] = list(extra)
         for obs in observations:
             _, chain = self._index.chain(obs.subject_id, obs.key, obs.member)
             if not chain or normalise_value(chain[-1].value) != normalise_value(obs.value):

@@ -60,6 +60,8 @@ def replay(
             raise ValueError("a single-subject replay needs a way to copy the other subjects")
         watermark = checkpoints.load(checkpoint_name(previous))
         copy_other_subjects(previous, fresh.generation, subject_id)
+        if semantic.passages is not None:
+            semantic.passages.copy_other_subjects(previous, fresh.generation, subject_id)
         checkpoints.save(checkpoint_name(fresh.generation), watermark)
         phase("copied")
         seed(snapshot, semantic, fresh, only_subject=subject_id)
@@ -68,6 +70,10 @@ def replay(
         phase("rebuilt")
         read += drain(tail, semantic, checkpoints, fresh)  # every subject, from the copy's watermark
     phase("caught_up")
+    # Passages first: the beliefs' switch is what a reader takes for the new generation, and
+    # either generation's passages are the whole log's by now.
+    if semantic.passages is not None:
+        semantic.passages.activate(fresh.generation)
     semantic.store.activate(fresh.generation)
     # Events appended since the last read; after this the worker continues from the same checkpoint.
     read += drain(tail, semantic, checkpoints, fresh)

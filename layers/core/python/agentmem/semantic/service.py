@@ -10,7 +10,7 @@ from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.events import Event
 from agentmem.ports import Embedder
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore, ErasedSubjects
+from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
 from agentmem.semantic.projector import Applied, ErasureGuard, Projector
 
 MAX_SEARCH_K = 50
@@ -32,10 +32,12 @@ class SemanticService:
         fact_types: FactTypeCatalog,
         erasures: ErasedSubjects | None = None,
         purge: Callable[[str], int] | None = None,
+        passages: PassageStore | None = None,
     ) -> None:
         """`purge` removes a subject erased while a batch was projected (default: the store's
         forget_subject; the local wiring also compacts the file, as the erasure itself does)."""
         self.store = store
+        self.passages = passages  # the history source's index; None where it is not wired
         self.llm = llm
         self.embedder = embedder
         self.fact_types = fact_types
@@ -45,8 +47,11 @@ class SemanticService:
         )
 
     def projector(self, index: BeliefIndex | None = None) -> Projector:
-        """A projector onto `index`, or onto the active generation. It skips erased subjects."""
-        return Projector(index or self.store.active(), self.llm, self.embedder, self.fact_types, self._guard)
+        """A projector onto `index`, or onto the active generation, and onto the passage
+        generation of the same number. It skips erased subjects."""
+        target = index or self.store.active()
+        passages = self.passages.generation(target.generation) if self.passages is not None else None
+        return Projector(target, self.llm, self.embedder, self.fact_types, self._guard, passages)
 
     def project(self, event: Event) -> list[Applied]:
         return self.projector().project(event)

@@ -71,11 +71,20 @@ def scope_token(tenant_id: str, subject_id: str) -> str:
     return "s" + hashlib.sha1(f"{tenant_id}|{subject_id}".encode(), usedforsecurity=False).hexdigest()[:20]
 
 
-def fts_query(text: str, scope: str) -> str:
-    """Free text as `{scope} AND {text}: (w1 OR w2 ...)` with every word quoted, so user text can
-    never be FTS syntax. Stop words are left out unless nothing else is left."""
+def content_words(text: str) -> list[str]:
+    """The query's words, in order and once each; stop words left out unless nothing else is left."""
     words = [w for w in dict.fromkeys(re.findall(r"[\w']+", text.lower())) if len(w) > 1]
-    content = [w for w in words if w not in STOP_WORDS] or words
-    if not content:
+    return [w for w in words if w not in STOP_WORDS] or words
+
+
+def match_expression(words: list[str], scope: str) -> str:
+    """`{scope} AND text: (w1 OR w2 ...)` with every word quoted, so user text can never be FTS
+    syntax; "" for no words."""
+    if not words:
         return ""
-    return f'scope : "{scope}" AND text : (' + " OR ".join(f'"{w}"' for w in content) + ")"
+    return f'scope : "{scope}" AND text : (' + " OR ".join(f'"{w}"' for w in words) + ")"
+
+
+def fts_query(text: str, scope: str) -> str:
+    """Free text as a scoped MATCH expression (see `content_words` and `match_expression`)."""
+    return match_expression(content_words(text), scope)

@@ -1,0 +1,210 @@
+"""The subject's earlier sessions as packing candidates: passages of the log found by meaning and
+by keyword, fused with weighted RRF, checked against the current beliefs.
+
+One answer per question still holds. A passage that states a value a current belief has since
+replaced is labelled with the current value; a passage that says nothing a shown belief does not
+already say (the belief's provenance cites its event) is left out. So history never contradicts
+a current belief unlabelled, and never repeats one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
+from agentmem.model.beliefs import Belief, normalise_value
+from agentmem.model.passages import Passage, PassageHit, StatedFact
+from agentmem.packing.fusion import keyword_gate, reciprocal_rank_fusion
+from agentmem.packing.model import Candidate, Dropped
+from agentmem.semantic.fold import sessions_of_last_run
+from agentmem.semantic.ports import BeliefIndex, PassageIndex
+
+SEARCH_K = 40
+# A passage line costs about 30-50 tokens: a big budget can place more than 40 of them, and the
+# search is what bounds how many it gets to choose from.
+TOKENS_PER_HIT = 30
+MAX_SEARCH_K = 200
+SHORT_CHARS = 200
+# The vector ranker understands paraphrase. BM25 is worth as much when the query's own words are
+# in the passages, and is never shut out entirely: a name or a number only BM25 can match.
+VECTOR_WEIGHT = 1.0
+KEYWORD_FLOOR = 0.5
+
+
+@dataclass(frozen=True)
+class HistoryHits:
+    vector: list[PassageHit]
+    keyword: list[PassageHit]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.vector or self.keyword)
+
+
+def search_k(budget: int) -> int:
+    """Hits per ranker: SEARCH_K, or as many as the budget could place, up to MAX_SEARCH_K."""
+    return min(MAX_SEARCH_K, max(SEARCH_K, budget // TOKENS_PER_HIT))
+
+
+def search_history(
+    index: PassageIndex, subject_id: str, session_id: str, query: str, vector: Sequence[float], budget: int
+) -> HistoryHits:
+    """Both rankers over the subject's passages outside the reader's session (that one is the
+    episodic source's). Runs on a worker thread while the beliefs are searched."""
+    k = search_k(budget)
+    return HistoryHits(
+        vector=index.vector_search(subject_id, vector, k, exclude_session=session_id),
+        keyword=index.keyword_search(subject_id, query, k, exclude_session=session_id),
+    )
+
+
+def fuse(hits: HistoryHits, query: str) -> tuple[list[tuple[float, Passage]], str]:
+    gate, why = keyword_gate(query, [h.passage.text for h in hits.keyword])
+    weights = {"vector": VECTOR_WEIGHT, "keyword": max(KEYWORD_FLOOR, gate)}
+    passages = {h.passage.passage_id: h.passage for h in hits.vector + hits.keyword}
+    rankings = {
+        "vector": [h.passage.passage_id for h in hits.vector],
+        "keyword": [h.passage.passage_id for h in hits.keyword],
+    }
+    fused = reciprocal_rank_fusion(rankings, weights=weights)
+    return [
+        (score, passages[pid]) for pid, score, _ in fused
+    ], f"keyword weight {weights['keyword']:g} ({why})"
+
+
+class CurrentBeliefs:
+    """The subject's current beliefs of the keys the passages stated, read once per key per read."""
+
+    def __init__(self, index: BeliefIndex | None, subject_id: str) -> None:
+        self._index = index
+        self._subject = subject_id
+        self._by_key: dict[str, list[Belief]] = {}
+
+    def of(self, fact: StatedFact) -> Belief | None:
+        if self._index is None:
+            return None
+        if fact.key not in self._by_key:
+            self._by_key[fact.key] = self._index.current(self._subject, fact.key)
+        return next((b for b in self._by_key[fact.key] if b.member == fact.member), None)
+
+
+def superseded_label(belief: Belief) -> str:
+    since = sessions_of_last_run(belief)
+    return f"superseded: {belief.key} is {belief.value}" + (f" since {since[0]}" if since else "")
+
+
+def check(passage: Passage, current: CurrentBeliefs, shown: set[str]) -> tuple[list[str], list[Belief]]:
+    """(labels for values since replaced, shown beliefs that cite this passage's event for the
+    value it states)."""
+    labels: list[str] = []
+    covering: list[Belief] = []
+    for fact in passage.stated:
+        belief = current.of(fact)
+        if belief is None:
+            continue
+        if normalise_value(belief.value) != normalise_value(fact.value):
+            labels.append(superseded_label(belief))
+        elif belief.doc_id in shown and any(p.event_id == passage.event_id for p in belief.provenance):
+            covering.append(belief)
+    return list(dict.fromkeys(labels)), covering
+
+
+def says_no_more(passage: Passage, covering: Sequence[Belief]) -> bool:
+    """The beliefs say all the passage says: every fact it stated is covered, and it is not much
+    longer than their sentences (a long passage says more than the fact it carries)."""
+    if not covering or len({(b.key, b.member) for b in covering}) < len(passage.stated):
+        return False
+    return len(words(passage.text)) <= 2 * sum(len(words(b.text)) for b in covering)
+
+
+def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> Candidate:
+    head = f"{passage.stated_at[:10]} {passage.agent} ({passage.session_id} #{passage.seq})"
+    label = "".join(f"⚠ {label}. " for label in labels)
+    text = f"[stored by reference; begins] {passage.text}" if passage.stored == "blob" else passage.text
+    full = f"{head}: {label}{text}"
+    lead = leading_sentences(text, SHORT_CHARS)
+    renders = (full,) + ((f"{head}: {label}{lead}",) if lead and lead != text else ())
+    return Candidate(
+        item_id=item_id(passage),
+        source="history",
+        score=score,
+        renders=renders,
+        meta={
+            "session_id": passage.session_id,
+            "seq": passage.seq,
+            "span": list(passage.span),
+            "event_id": passage.event_id,
+            "agent": passage.agent,
+            "stated_at": passage.stated_at,
+            "superseded": bool(labels),
+        },
+    )
+
+
+def history_candidates(
+    hits: HistoryHits, query: str, beliefs: BeliefIndex | None, shown: Sequence[Belief], subject_id: str
+) -> tuple[list[Candidate], list[Dropped], str]:
+    """Candidates best first, what was left out and why, and a note on the fusion."""
+    fused, note = fuse(hits, query)
+    current = CurrentBeliefs(beliefs, subject_id)
+    shown_ids = {b.doc_id for b in shown if b.current}
+    candidates: list[Candidate] = []
+    dropped: list[Dropped] = []
+    # Boilerplate said in many sessions is worth one line: the best-ranked one stands for the rest.
+    seen = NearDuplicates()
+    for n, (score, passage) in enumerate(fused):
+        labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
+        if not labels and says_no_more(passage, covering):
+            ids = ", ".join(b.doc_id for b in covering)
+            dropped.append(Dropped(item_id(passage), "history", f"stands as belief {ids}"))
+            continue
+        twin = seen.add(n, shingle_set(words(passage.text)))
+        if twin is not None:
+            dropped.append(
+                Dropped(item_id(passage), "history", f"near-duplicate of {item_id(fused[twin][1])}")
+            )
+            continue
+        candidates.append(passage_candidate(passage, score, labels))
+    return candidates, dropped, note
+
+
+def item_id(passage: Passage) -> str:
+    return f"passage:{passage.session_id}:{passage.seq}:{passage.span[0]}-{passage.span[1]}"
+
+
+def history_allowance(
+    candidates: Sequence[Candidate], shares: Mapping[str, float], budget: int, count: Callable[[str], int]
+) -> int:
+    """The tokens history may spend: its own share of the budget, plus what each other source
+    leaves of its share even with every candidate at full detail. Unused budget flows to history,
+    never the budget another source needs: the packer admits every item at its cheapest first,
+    so history passages left unchecked would take the room the beliefs need for their values."""
+    total = sum(shares.values()) or 1.0
+    allowance = budget * shares.get("history", 0.0) / total
+    for source, share in shares.items():
+        if source == "history":
+            continue
+        full = sum(count(f"- {c.renders[0]}\n") for c in candidates if c.source == source)
+        allowance += max(0.0, budget * share / total - full)
+    return int(allowance)
+
+
+def within_allowance(
+    candidates: Sequence[Candidate], allowance: int, count: Callable[[str], int]
+) -> tuple[list[Candidate], list[Dropped]]:
+    """History's best candidates whose full lines fit in `allowance`, in rank order; the other
+    sources' candidates untouched."""
+    kept: list[Candidate] = []
+    dropped: list[Dropped] = []
+    spent = 0
+    for c in sorted(candidates, key=lambda c: (-c.score, c.item_id)):
+        if c.source != "history":
+            kept.append(c)
+            continue
+        cost = count(f"- {c.renders[0]}\n")
+        if spent + cost > allowance:
+            dropped.append(Dropped(c.item_id, "history", f"below history's allowance of {allowance} tokens"))
+            continue
+        spent += cost
+        kept.append(c)
+    return kept, dropped
