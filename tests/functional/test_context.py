@@ -132,10 +132,16 @@ def test_a_subject_with_events_but_no_beliefs_yet_is_known_to_every_session(
 ) -> None:
     """Was 404 "no memory of subject": only beliefs and the read's own session were looked at."""
     assert api[1].semantic.store.active().current("quinn") == []
+    without_history = read(
+        api[0], subject_id="quinn", session_id="Q-other", query="when is the call?",
+        include=["episodic", "semantic"],
+    )  # fmt: skip
+    assert without_history["items"] == []
+    assert without_history["trace"]["notes"] == ["session Q-other has no events yet"]
+    assert without_history["markdown"] == "# Context for compliance\n"
+    # By default the history source reads the subject's earlier session, where the events are.
     result = read(api[0], subject_id="quinn", session_id="Q-other", query="when is the call?")
-    assert result["items"] == []
-    assert result["trace"]["notes"] == ["session Q-other has no events yet"]
-    assert result["markdown"] == "# Context for compliance\n"
+    assert result["items"] and {i["source"] for i in result["items"]} == {"history"}
 
 
 def test_unknown_subject_is_404_and_a_session_of_another_subject_too(
