@@ -19,6 +19,7 @@ from tests.contract.erasure_scheduler_contract import ErasureSchedulerContract
 from tests.contract.event_log_contract import EventLogContract
 from tests.contract.llm_contract import LLMContract
 from tests.contract.log_tail_contract import LogTailContract
+from tests.contract.passage_index_contract import PassageIndexContract
 from tests.contract.relevance_contract import RelevanceContract
 from tests.contract.reranker_contract import RerankerContract
 from tests.contract.retention_contract import ObservationSnapshotContract, RetentionSweeperContract
@@ -49,6 +50,9 @@ SUITES: dict[str, Suite] = {
     # The belief index generations are built by their stores; the one suite drives both ports.
     "BeliefIndex": Suite(BeliefIndexContract, ("SqliteBeliefStore", "OpenSearchBeliefStore")),
     "BeliefStore": Suite(BeliefIndexContract, ("SqliteBeliefStore", "OpenSearchBeliefStore")),
+    # Like the belief index, passage generations are built by their stores; one suite drives both.
+    "PassageIndex": Suite(PassageIndexContract, ("SqlitePassageStore", "OpenSearchPassageStore")),
+    "PassageStore": Suite(PassageIndexContract, ("SqlitePassageStore", "OpenSearchPassageStore")),
     "SkillLibrary": Suite(SkillLibraryContract, ("SqliteSkillLibrary", "DynamoDbSkillLibrary")),
     "StampedLibrary": Suite(StampedLibraryContract, ("SqliteSkillLibrary", "DynamoDbSkillLibrary")),
     "SkillIndex": Suite(SkillIndexContract, ("SqliteSkillIndex", "OpenSearchSkillIndex")),
@@ -75,6 +79,8 @@ SUITES: dict[str, Suite] = {
 BUILT_BY: dict[str, str] = {
     "SqliteBeliefIndex": "SqliteBeliefStore",
     "OpenSearchBeliefIndex": "OpenSearchBeliefStore",
+    "SqlitePassageIndex": "SqlitePassageStore",
+    "OpenSearchPassageIndex": "OpenSearchPassageStore",
 }
 
 NOT_PORTS: dict[str, str] = {

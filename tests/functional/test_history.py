@@ -121,8 +121,7 @@ def test_passages_never_take_the_room_a_belief_needs_for_its_value(
     assert levels and "identity" not in levels.values()
     assert "aggressive" in result["markdown"] and "Northwind Labs" in result["markdown"]
     assert len(history_items(result)) >= 3
-    cut = [d for d in result["trace"]["dropped"] if d["reason"].startswith("below history's allowance")]
-    assert cut
+    assert result["trace"]["used_tokens"] <= 600
 
 
 def test_the_trace_reports_history_per_source(api: tuple[MemoryClient, Services]) -> None:

@@ -8,7 +8,7 @@ a current belief unlabelled, and never repeats one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
@@ -123,7 +123,10 @@ def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> 
     text = f"[stored by reference; begins] {passage.text}" if passage.stored == "blob" else passage.text
     full = f"{head}: {label}{text}"
     lead = leading_sentences(text, SHORT_CHARS)
-    renders = (full,) + ((f"{head}: {label}{lead}",) if lead and lead != text else ())
+    shorter = (f"{head}: {label}{lead}",) if lead and lead != text else ()
+    # The last rendering is the identity line the packer lists when no detail fits: where in the
+    # log it is, with no value that could contradict a current belief.
+    renders = (full, *shorter, head)
     return Candidate(
         item_id=item_id(passage),
         source="history",
@@ -141,6 +144,9 @@ def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> 
     )
 
 
+HISTORY_DUPLICATE_THRESHOLD = 0.7
+
+
 def history_candidates(
     hits: HistoryHits, query: str, beliefs: BeliefIndex | None, shown: Sequence[Belief], subject_id: str
 ) -> tuple[list[Candidate], list[Dropped], str]:
@@ -151,7 +157,10 @@ def history_candidates(
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
     # Boilerplate said in many sessions is worth one line: the best-ranked one stands for the rest.
-    seen = NearDuplicates()
+    # Looser than the session's own 0.9: a line repeated across sessions differs in a word or two
+    # (a date, a session number), which drops 3-shingle overlap to about 0.75 on a short sentence;
+    # one changed word mid-sentence, as in a changed fact, stays below 0.7.
+    seen = NearDuplicates(HISTORY_DUPLICATE_THRESHOLD)
     for n, (score, passage) in enumerate(fused):
         labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
         if not labels and says_no_more(passage, covering):
@@ -170,41 +179,3 @@ def history_candidates(
 
 def item_id(passage: Passage) -> str:
     return f"passage:{passage.session_id}:{passage.seq}:{passage.span[0]}-{passage.span[1]}"
-
-
-def history_allowance(
-    candidates: Sequence[Candidate], shares: Mapping[str, float], budget: int, count: Callable[[str], int]
-) -> int:
-    """The tokens history may spend: its own share of the budget, plus what each other source
-    leaves of its share even with every candidate at full detail. Unused budget flows to history,
-    never the budget another source needs: the packer admits every item at its cheapest first,
-    so history passages left unchecked would take the room the beliefs need for their values."""
-    total = sum(shares.values()) or 1.0
-    allowance = budget * shares.get("history", 0.0) / total
-    for source, share in shares.items():
-        if source == "history":
-            continue
-        full = sum(count(f"- {c.renders[0]}\n") for c in candidates if c.source == source)
-        allowance += max(0.0, budget * share / total - full)
-    return int(allowance)
-
-
-def within_allowance(
-    candidates: Sequence[Candidate], allowance: int, count: Callable[[str], int]
-) -> tuple[list[Candidate], list[Dropped]]:
-    """History's best candidates whose full lines fit in `allowance`, in rank order; the other
-    sources' candidates untouched."""
-    kept: list[Candidate] = []
-    dropped: list[Dropped] = []
-    spent = 0
-    for c in sorted(candidates, key=lambda c: (-c.score, c.item_id)):
-        if c.source != "history":
-            kept.append(c)
-            continue
-        cost = count(f"- {c.renders[0]}\n")
-        if spent + cost > allowance:
-            dropped.append(Dropped(c.item_id, "history", f"below history's allowance of {allowance} tokens"))
-            continue
-        spent += cost
-        kept.append(c)
-    return kept, dropped

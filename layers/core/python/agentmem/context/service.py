@@ -9,10 +9,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.history_candidates import (
     HistoryHits,
-    history_allowance,
     history_candidates,
     search_history,
-    within_allowance,
 )
 from agentmem.context.semantic_candidates import semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
@@ -162,11 +160,9 @@ class ContextService:
             candidates += self._skills().candidates(request.query)
         elif "skills" in request.include:
             notes.append("skills: the procedural tier is switched off or not available in this deployment")
+        # Each source spends its share at full detail first, and what one leaves flows to the
+        # others (the packer's detail-first policy): passages cannot push beliefs to bare keys.
         shares = source_shares(request, skills=skills)
-        if history is not None:
-            allowance = history_allowance(candidates, shares, request.budget_tokens, count)
-            candidates, cut = within_allowance(candidates, allowance, count)
-            dropped += cut
         packed = pack(
             candidates,
             budget=request.budget_tokens,
@@ -218,8 +214,8 @@ class ContextService:
 
 def source_shares(request: ContextRequest, *, skills: bool) -> dict[str, float]:
     """The episodic share is `split`; the rest is split evenly between the other sources asked
-    for (semantic, history, skills). What a source leaves unused flows to the others (and to
-    history first: see `history_allowance`)."""
+    for (semantic, history, skills). What a source leaves unused flows to the others (the
+    packer's waterfill)."""
     others: list[str] = [
         s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
     ]

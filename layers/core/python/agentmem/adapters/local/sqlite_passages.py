@@ -259,6 +259,9 @@ class SqlitePassageIndex:
             scope,
         )
         erased = conn.execute(self._sql("DELETE FROM passages_g{g}" + SUBJECT), scope).rowcount
+        # FTS5 only marks deleted rows in its segments; merging them all drops the subject's
+        # tokens from the file, which a compaction alone would copy over.
+        conn.execute(self._sql("INSERT INTO passages_fts_g{g}(passages_fts_g{g}) VALUES ('optimize')"))
         conn.execute(
             self._sql(
                 "INSERT INTO passage_epochs_g{g} VALUES (?,?,1) ON CONFLICT DO UPDATE SET epoch = epoch + 1"
