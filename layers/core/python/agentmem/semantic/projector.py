@@ -46,19 +46,24 @@ def order_key(event: Event) -> str:
     return f"{event.created_at}|{event.session_id}|{event.seq:012d}"
 
 
-def observation_of(event: Event, fact: FactInput, fact_types: FactTypeCatalog) -> Observation | None:
-    """The statement `fact` makes as `event` states it, keyed as the projector folds it; None
-    for a key the tenant refuses. Shared with verification, which must key facts the same way."""
-    fact_type = fact_types.get(fact.key)
-    if fact_type is None:
-        return None
+def observation_of(
+    event: Event, fact: FactInput, fact_types: FactTypeCatalog, resolution: Resolution | None = None
+) -> Observation | None:
+    """The statement `fact` makes as `event` states it, keyed as the projector folds it: under
+    `resolution` (the key resolver's choice) when given, else under its own key; None for a key
+    the tenant refuses. Shared with verification, which must key facts the same way."""
+    if resolution is None:
+        fact_type = fact_types.get(fact.key)
+        if fact_type is None:
+            return None
+        resolution = Resolution(fact.key, fact_type.cardinality)
     value = fact.value or fact.text
     member = ""
-    if fact_type.cardinality is Cardinality.SET:
+    if resolution.cardinality is Cardinality.SET:
         member = fact.member or member_id(value)
     return Observation(
         subject_id=event.subject_id,
-        key=fact.key,
+        key=resolution.key,
         member=member,
         text=fact.text,
         value=value,
@@ -67,6 +72,8 @@ def observation_of(event: Event, fact: FactInput, fact_types: FactTypeCatalog) -
         session_id=event.session_id,
         seq=event.seq,
         stated_at=event.created_at,
+        proposed_key=resolution.proposed_key,
+        key_reason=resolution.reason,
     )
 
 
@@ -187,24 +194,9 @@ class Projector:
         return cached if cached is not None else self._embedder.embed([text])[0]
 
     def _observation(self, event: Event, fact: FactInput, resolution: Resolution) -> Observation:
-        value = fact.value or fact.text
-        member = ""
-        if resolution.cardinality is Cardinality.SET:
-            member = fact.member or member_id(value)
-        return Observation(
-            subject_id=event.subject_id,
-            key=resolution.key,
-            member=member,
-            text=fact.text,
-            value=value,
-            order=order_key(event),
-            event_id=event.event_id,
-            session_id=event.session_id,
-            seq=event.seq,
-            stated_at=event.created_at,
-            proposed_key=resolution.proposed_key,
-            key_reason=resolution.reason,
-        )
+        obs = observation_of(event, fact, self._fact_types, resolution)
+        assert obs is not None  # with a resolution there is always one
+        return obs
 
     def _apply(self, obs: Observation) -> Applied:
         fact_type = self._fact_types.for_observation(obs.key, obs.member)
