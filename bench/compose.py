@@ -62,9 +62,8 @@ from typing import Any
 from report import Latency, bar, percentile, print_table
 from synthetic_assets import SEED, Question, SyntheticCatalogue, generate
 
-from agentmem.bootstrap import Services, bootstrap
+from agentmem.adapters.tokens import count_tokens
 from agentmem.compose import authoring
-from agentmem.compose.eval_run import install, sample_folder
 from agentmem.compose.evaluate import (
     DEFAULT_BUDGETS,
     LabelledQuestion,
@@ -78,8 +77,9 @@ from agentmem.compose.render import AssetRenderer
 from agentmem.compose.report import ComposeResponse
 from agentmem.compose.service import EVERYONE, ComposerService
 from agentmem.compose.templates import RenderEvents, TemplateRegistry
+from agentmem.demo.eval_run import install, sample_folder
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring.bootstrap import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = ROOT / "events"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import http_handler, with_metrics
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure
+from agentmem.entrypoints.lambda_http import http_handler, with_metrics
+from agentmem.entrypoints.observability import configure
+from agentmem.wiring.bootstrap import bootstrap
 
 configure()
 handler = http_handler(build_resolver(with_metrics(bootstrap())))

@@ -1,5 +1,5 @@
 """Lambda entry point for the log table's stream: each record projects an event into the semantic
-tier or re-indexes a skill or asset (agentmem.stream_records).
+tier or re-indexes a skill or asset (agentmem.entrypoints.stream).
 
 A record that raises is reported in `batchItemFailures`. Lambda retries from it (bisecting the batch) and,
 once retries run out, sends its shard and sequence range to the on-failure queue. Projection is
@@ -12,9 +12,9 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure, logger, metrics, tracer
-from agentmem.stream_records import prepare, project_record
+from agentmem.entrypoints.observability import configure, logger, metrics, tracer
+from agentmem.entrypoints.stream import prepare, project_record
+from agentmem.wiring.bootstrap import bootstrap
 
 configure()
 services = bootstrap()

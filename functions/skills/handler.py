@@ -4,9 +4,9 @@ review, and Agent Skills import and export. Deployed only where the tier is swit
 from __future__ import annotations
 
 from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import http_handler, with_metrics
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure
+from agentmem.entrypoints.lambda_http import http_handler, with_metrics
+from agentmem.entrypoints.observability import configure
+from agentmem.wiring.bootstrap import bootstrap
 
 configure()
 handler = http_handler(build_resolver(with_metrics(bootstrap())))

@@ -182,7 +182,8 @@ class PipLayerBundling:
 def seed_tiktoken(directory: Path) -> None:
     """Write tiktoken's encoding files, checked against tiktoken's pinned hashes, into the layer
     (mounted at /opt, so at TIKTOKEN_LAYER_DIR), exactly where tiktoken's cache looks for them."""
-    from agentmem.tokens import ENCODING_NAMES, seed
+    from agentmem.adapters.tokens import seed
+    from agentmem.ports.tokens import ENCODING_NAMES
 
     directory.mkdir(parents=True, exist_ok=True)
     for name in ENCODING_NAMES:

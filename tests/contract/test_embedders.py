@@ -10,7 +10,7 @@ import pytest
 
 from agentmem.adapters.local import minilm_embedder
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder, ModelFilesError
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
 from tests.contract.embedder_contract import EmbedderContract
 
 # One worker loads the model once for all of these.

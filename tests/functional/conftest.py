@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.compose.eval_run import install, sample_folder
 from agentmem.compose.evaluate import load_catalogue
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.demo.eval_run import install, sample_folder
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import Services, bootstrap
 from tests.conftest import FakeLambdaContext
 
 Call = Callable[..., tuple[int, Any]]

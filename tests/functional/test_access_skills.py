@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.ports.procedural import SkillLibrary
 from tests.functional.conftest import Call
 
 FUNCTION = {"function_id": "net", "name": "net_revenue", "implementation": "def net_revenue(m): ..."}

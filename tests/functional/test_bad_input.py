@@ -12,9 +12,9 @@ import pytest
 import urllib3
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.server import LocalServer
+from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import Services, bootstrap
 
 INLINE_MAX, REQUEST_MAX = 1024, 4096
 VALID: dict[str, Any] = {

@@ -9,13 +9,13 @@ from datetime import UTC, datetime
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
 from agentmem.client import MemoryApiError, MemoryClient
-from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import load_catalogue
 from agentmem.compose.model import Asset, ComposerSkillSpec
+from agentmem.demo.eval_run import sample_folder
+from agentmem.entrypoints.server import LocalServer
 from agentmem.procedural.model import FunctionSpec, GuidanceSpec
-from agentmem.server import LocalServer
+from agentmem.wiring.bootstrap import Services
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services
 from agentmem.compose.model import Asset, ComposeRequest
-from agentmem.compose.ports import AssetIndex, IndexedAsset
 from agentmem.compose.service import GUARDRAIL_TRUNCATED, ComposerService
 from agentmem.compose.strategies import Limits
+from agentmem.ports.catalogue import AssetIndex, IndexedAsset
+from agentmem.wiring.bootstrap import Services
 
 RESTRICTED = "table:finance.fct_revenue_recognized"
 ANALYST = ["analyst"]

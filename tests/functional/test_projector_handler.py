@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
-from agentmem.bootstrap import bootstrap
 from agentmem.semantic.health import deep_health
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import bootstrap
 from tests.conftest import ROOT, FakeLambdaContext, load_event
 
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services
 from agentmem.model.events import AppendEventRequest
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.ports.procedural import SkillLibrary
+from agentmem.wiring.bootstrap import Services
 from tests.functional.conftest import Call
 
 SESSION = "close-2026-11"

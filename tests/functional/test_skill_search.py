@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.tokens import count_tokens
+from agentmem.adapters.tokens import count_tokens
 from tests.functional.conftest import Call  # `api` calls as a writer: the library is authored first
 
 FUNCTIONS = [

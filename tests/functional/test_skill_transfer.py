@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import bootstrap
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import bootstrap
 from tests.conftest import FakeLambdaContext
 from tests.functional.conftest import Call
 

@@ -229,8 +229,8 @@ def test_openapi_document_lists_the_skill_routes(api: Call) -> None:
 def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
     tmp_path: Path, api_event: Callable[..., dict[str, Any]]
 ) -> None:
-    from agentmem.bootstrap import bootstrap
     from agentmem.settings import Settings
+    from agentmem.wiring.bootstrap import bootstrap
 
     services = bootstrap(Settings(data_dir=tmp_path / "off", procedural_enabled=False))
     app = build_resolver(services)

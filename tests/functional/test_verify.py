@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.model.beliefs import Belief, Observation, Provenance
 from agentmem.model.events import AppendEventRequest
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fold import fold
 from agentmem.semantic.health import PROBE_SUBJECT, deep_health
-from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.verify import Report, sample, verify
 from agentmem.semantic.worker import ProjectorWorker, checkpoint_name
 from agentmem.semantic_wiring import reproducible_extraction
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import Services, bootstrap
 
 
 class Tenant:
@@ -181,7 +181,7 @@ def test_the_deep_health_sample_reports_divergences_and_stays_bounded(tenant: Te
 
 def agentmem_verify(data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentmem.cli", "verify", "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "agentmem.entrypoints.cli", "verify", "--data-dir", str(data_dir)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentmem.adapters.tokens import count_tokens
 from agentmem.packing.engine import pack, render
 from agentmem.packing.model import Candidate, Packed, Placed, Section
-from agentmem.tokens import count_tokens
 
 SECTIONS = [Section("semantic", "What is known"), Section("episodic", "This session")]
 text = st.text(

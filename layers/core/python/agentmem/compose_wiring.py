@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentmem.adapters.tokens import count_tokens
 from agentmem.compose.layout import Layout
 from agentmem.compose.llm_ranking import RelevanceModel
-from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory, Reranker
 from agentmem.compose.ranking import Rankers
 from agentmem.compose.render import AssetRenderer
 from agentmem.compose.service import ComposerService
 from agentmem.compose.templates import TemplateRegistry
-from agentmem.tokens import DEFAULT_ENCODING, count_tokens
+from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory, Reranker
+from agentmem.ports.tokens import DEFAULT_ENCODING
 
 if TYPE_CHECKING:
-    from agentmem.bootstrap import Services
+    from agentmem.wiring.bootstrap import Services
 
 
 def build_composer(services: Services) -> ComposerService:

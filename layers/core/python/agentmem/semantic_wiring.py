@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import LLM, BeliefStore
 from agentmem.procedural.review import SkillReviewer
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefStore
 from agentmem.semantic.service import SemanticService
 from agentmem.settings import Settings
 

@@ -16,7 +16,7 @@ from agentmem.api.errors import register_error_handlers
 from agentmem.api.json_body import parse_json_body
 from agentmem.api.principals import CallerRules
 from agentmem.api.routes.episodic import episodic_router
-from agentmem.bootstrap import Services
+from agentmem.wiring.bootstrap import Services
 
 OPENAPI_PATH = "/v1/openapi.json"
 

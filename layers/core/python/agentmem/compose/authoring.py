@@ -6,9 +6,9 @@ from __future__ import annotations
 from agentmem.access import Caller, check_asset_write, may_read, require_writer
 from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.model import RESERVED_SKILL_IDS, ComposerSkill, ComposerSkillSpec, PutAssetsRequest
-from agentmem.compose.ports import Catalogue
 from agentmem.compose.scope import validate_scope
 from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.ports.catalogue import Catalogue
 
 
 def put_skill(catalogue: Catalogue, skill_id: str, spec: ComposerSkillSpec) -> ComposerSkill:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentmem.compose.model import StoredAsset
-from agentmem.compose.ports import AssetIndex, Catalogue, IndexedAsset
-from agentmem.ports import Embedder
+from agentmem.ports.catalogue import AssetIndex, Catalogue, IndexedAsset
+from agentmem.ports.embedding import Embedder
 
 MAX_TEXT_CHARS = 20_000
 EMBED_BATCH = 256

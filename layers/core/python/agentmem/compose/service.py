@@ -20,13 +20,13 @@ from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.indexing import AssetIndexer
 from agentmem.compose.layout import Layout
 from agentmem.compose.model import AssetHeader, ComposeRequest, ComposerSkill, StoredAsset
-from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory
 from agentmem.compose.ranking import Ranked, Rankers, rank_candidates
 from agentmem.compose.report import ComposeReport, ComposeResponse, DroppedAsset, ScopeReport, StrategyReport
 from agentmem.compose.scope import ScopeFilter, resolve_scope, visible_count
 from agentmem.compose.strategies import Limits, Retrieval, StrategyGraph, StrategyRun
 from agentmem.errors import NotFoundError
-from agentmem.ports import Embedder
+from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
+from agentmem.ports.embedding import Embedder
 
 logger = logging.getLogger(__name__)
 

@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import bootstrap
-from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
 from agentmem.demo.agents import TEAM, Agent
 from agentmem.demo.composer import show as show_composer
 from agentmem.demo.runner import PROMPT_BUDGET, Run, fresh_data_dir, run_sessions
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
-from agentmem.server import LocalServer
+from agentmem.entrypoints.cli import local_worker
+from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring.bootstrap import bootstrap
 
 FLAG_IN_COMPLIANCE = "changed from cautious (priya-s1) to aggressive (priya-s2)"
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 
 from agentmem.client import MemoryClient
-from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import load_catalogue, load_dataset
 from agentmem.compose.layout import CONTENT_LEVELS
 from agentmem.compose.model import ComposerSkillSpec
+from agentmem.demo.eval_run import sample_folder
 
 BUDGET = 2500
 QUESTION_ID = "q01"

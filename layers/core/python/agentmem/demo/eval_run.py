@@ -21,7 +21,7 @@ from agentmem.compose.evaluate import (
 from agentmem.compose.model import MAX_ASSETS_PER_PUT, ComposerSkillSpec, PutAssetsRequest
 
 if TYPE_CHECKING:
-    from agentmem.bootstrap import Services
+    from agentmem.wiring.bootstrap import Services
 
 SAMPLE = "catalogue"
 
@@ -61,8 +61,8 @@ def run_eval(
     pin: Path | None = None,
     tolerance: float,
 ) -> int:
-    from agentmem.bootstrap import bootstrap
     from agentmem.settings import Settings
+    from agentmem.wiring.bootstrap import bootstrap
 
     # Truncation is expected at small budgets: the guardrail's warning line would drown the table.
     logging.getLogger("agentmem.compose").setLevel(logging.ERROR)

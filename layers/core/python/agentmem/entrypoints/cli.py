@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from agentmem.settings import Settings
 
 if TYPE_CHECKING:
-    from agentmem.bootstrap import Services
     from agentmem.semantic.worker import ProjectorWorker
+    from agentmem.wiring.bootstrap import Services
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
@@ -27,7 +27,13 @@ def load_settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from agentmem.server import ApiKeyConfigError, ApiKeys, LocalServer, ServerLimits, is_loopback_host
+    from agentmem.entrypoints.server import (
+        ApiKeyConfigError,
+        ApiKeys,
+        LocalServer,
+        ServerLimits,
+        is_loopback_host,
+    )
 
     settings = load_settings(args)
     try:
@@ -43,8 +49,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
         return 2
     from agentmem.api.app import build_resolver
-    from agentmem.bootstrap import bootstrap
-    from agentmem.observability import configure
+    from agentmem.entrypoints.observability import configure
+    from agentmem.wiring.bootstrap import bootstrap
 
     configure()
     services = bootstrap(settings)
@@ -87,7 +93,7 @@ def local_worker(services: Services) -> ProjectorWorker:
 
 
 def cmd_project(args: argparse.Namespace) -> int:
-    from agentmem.bootstrap import bootstrap
+    from agentmem.wiring.bootstrap import bootstrap
 
     worker = local_worker(bootstrap(load_settings(args)))
     read = worker.run_once()
@@ -97,8 +103,8 @@ def cmd_project(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-    from agentmem.bootstrap import bootstrap
     from agentmem.semantic.replay import replay
+    from agentmem.wiring.bootstrap import bootstrap
 
     services = bootstrap(load_settings(args))
     log = services.event_log
@@ -122,11 +128,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Compare the log with the active belief generation and print every difference; exit 1 if
     there is one. Reads only: `replay` is what repairs."""
     from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-    from agentmem.bootstrap import bootstrap
     from agentmem.semantic.health import PROBE_SUBJECT
     from agentmem.semantic.verify import verify
     from agentmem.semantic.worker import checkpoint_name
     from agentmem.semantic_wiring import reproducible_extraction
+    from agentmem.wiring.bootstrap import bootstrap
 
     services = bootstrap(load_settings(args))
     log = services.event_log
@@ -177,7 +183,7 @@ def print_rows(headers: list[str], rows: list[list[str]]) -> None:
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Rebuild the skill and asset search indexes from their primary stores, on either backend
     (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
-    from agentmem.bootstrap import bootstrap
+    from agentmem.wiring.bootstrap import bootstrap
 
     services = bootstrap(load_settings(args))
     if services.settings.procedural_enabled:
@@ -191,7 +197,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agentmem.compose.eval_run import run_eval, sample_folder
+    from agentmem.demo.eval_run import run_eval, sample_folder
 
     dataset = args.dataset or sample_folder() / "golden.jsonl"
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]

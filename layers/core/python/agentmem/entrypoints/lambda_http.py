@@ -11,8 +11,8 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agentmem.bootstrap import Services
-from agentmem.observability import logger, metrics, tracer
+from agentmem.entrypoints.observability import logger, metrics, tracer
+from agentmem.wiring.bootstrap import Services
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 

@@ -13,9 +13,9 @@ from aws_lambda_powertools.metrics import MetricUnit
 from agentmem.adapters.aws.dynamodb_catalogue_items import asset_id_of
 from agentmem.adapters.aws.dynamodb_items import item_to_event
 from agentmem.adapters.aws.dynamodb_skills import skill_key_of
-from agentmem.bootstrap import Services
-from agentmem.observability import logger, metrics
+from agentmem.entrypoints.observability import logger, metrics
 from agentmem.semantic.health import prepare_for_writes
+from agentmem.wiring.bootstrap import Services
 
 
 def prepare(services: Services) -> None:

@@ -1,8 +1,8 @@
-"""Ports: the Protocols every backend adapter implements. The domain depends only on these."""
+"""Ports of the episodic log: appending and reading a session's events, and tailing the whole log
+in append order with a checkpoint (what the local projector worker and replay read)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Protocol
 
 from agentmem.model.events import AppendOutcome, Event, EventDraft
@@ -40,36 +40,6 @@ class EventLog(Protocol):
 
     def last_seq(self, session_id: str) -> int:
         """The highest seq of the session, 0 when it has no events."""
-        ...
-
-
-class BlobStore(Protocol):
-    """Content-addressed store for payloads too large to keep inline in the log."""
-
-    def put(self, data: bytes, *, sha256: str, media_type: str) -> str:
-        """Store `data` under its sha256 (a no-op if present) and return its uri."""
-        ...
-
-    def get(self, uri: str) -> bytes:
-        """The bytes behind `uri`. Raises NotFoundError when absent."""
-        ...
-
-    def exists(self, sha256: str) -> bool: ...
-
-
-class Embedder(Protocol):
-    """Turns sentences into unit-length vectors; identity never depends on these."""
-
-    @property
-    def model_id(self) -> str:
-        """Names the model and its version, so an index knows which vectors it holds."""
-        ...
-
-    @property
-    def dimensions(self) -> int: ...
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One L2-normalised vector per text, in order. Deterministic for the same input."""
         ...
 
 

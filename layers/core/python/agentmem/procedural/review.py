@@ -27,6 +27,7 @@ from agentmem.episodic.service import EpisodicService
 from agentmem.errors import InvalidInputError, NotFoundError
 from agentmem.model.common import Identifier
 from agentmem.model.events import Event
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.model import (
     Function,
     FunctionSpec,
@@ -34,7 +35,6 @@ from agentmem.procedural.model import (
     GuidanceSpec,
     SkillStatus,
 )
-from agentmem.procedural.ports import SkillLibrary
 
 REVIEWED_KINDS = frozenset({"code", "procedure"})
 MAX_EVENTS = 2000

@@ -25,10 +25,11 @@ from agentmem.errors import NotFoundError
 from agentmem.packing.engine import pack
 from agentmem.packing.fusion import KEYWORD_GATE_TOP, RRF_K, keyword_gate, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped, Section
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.procedural import IndexedSkill, SkillIndex, SkillKey, StampedLibrary
+from agentmem.ports.tokens import DEFAULT_ENCODING
 from agentmem.procedural.graph import dependency_order
 from agentmem.procedural.model import Function, Guidance, SkillStatus
-from agentmem.procedural.ports import IndexedSkill, SkillIndex, SkillKey, StampedLibrary
 from agentmem.procedural.search_models import (
     FunctionHit,
     FusedRank,
@@ -39,7 +40,6 @@ from agentmem.procedural.search_models import (
     SkillSearchTrace,
 )
 from agentmem.procedural.search_render import SOURCE, flat, item_id, skill_candidate
-from agentmem.tokens import DEFAULT_ENCODING
 
 SEARCH_K = 30
 

@@ -21,11 +21,11 @@ from agentmem.model.beliefs import (
     normalise_value,
 )
 from agentmem.model.events import Event
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import LLM, BeliefIndex
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
 from agentmem.semantic.key_resolver import KeyBook, KeyResolver, Resolution
-from agentmem.semantic.ports import LLM, BeliefIndex
 
 logger = logging.getLogger(__name__)
 

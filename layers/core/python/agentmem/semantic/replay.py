@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentmem.ports import CheckpointStore, LogTail
+from agentmem.ports.log import CheckpointStore, LogTail
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import checkpoint_name, drain
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 import threading
 
-from agentmem.ports import CheckpointStore, LogTail
+from agentmem.ports.log import CheckpointStore, LogTail
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.health import prepare_for_writes, seed_probe
-from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.service import SemanticService
 
 logger = logging.getLogger(__name__)

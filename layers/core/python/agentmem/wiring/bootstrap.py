@@ -8,7 +8,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
-from agentmem.ports import BlobStore, EventLog
+from agentmem.ports.blobs import BlobStore
+from agentmem.ports.log import EventLog
 from agentmem.settings import Settings
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from agentmem.adapters.local.sqlite_db import SqliteDatabase
     from agentmem.compose.service import ComposerService
     from agentmem.context.service import ContextService
-    from agentmem.procedural.ports import SkillIndex, StampedLibrary
+    from agentmem.ports.procedural import SkillIndex, StampedLibrary
     from agentmem.procedural.review import ReviewService
     from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.service import SemanticService
@@ -44,9 +45,9 @@ class Services:
 
     @cached_property
     def context(self) -> ContextService:
+        from agentmem.adapters.tokens import count_tokens
         from agentmem.context.service import ContextService
         from agentmem.context.session_window import SessionWindows
-        from agentmem.tokens import count_tokens
 
         available = self.settings.procedural_enabled
         return ContextService(
@@ -94,8 +95,8 @@ class Services:
         """Search of the procedural tier, embedding with the semantic tier's embedder (loaded on
         first need). Locally the index catches up on each search; on AWS the stream projector
         keeps it current, so a search only reads."""
+        from agentmem.adapters.tokens import count_tokens
         from agentmem.procedural.search import SkillSearch
-        from agentmem.tokens import count_tokens
 
         return SkillSearch(
             self.skills,

@@ -8,9 +8,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from agentmem.api.errors import error_responses
-from agentmem.bootstrap import Services
 from agentmem.model.api_beliefs import BeliefChainView, BeliefList, BeliefSearchRequest, BeliefSearchResponse
 from agentmem.model.common import ID_PATTERN
+from agentmem.wiring.bootstrap import Services
 
 SubjectId = Annotated[str, Path(pattern=ID_PATTERN, description="Subject id.")]
 FactKeyPath = Annotated[str, Path(pattern=r"^[a-z][a-z0-9_]{0,63}$", description="Fact key.")]

@@ -8,8 +8,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from agentmem.api.errors import error_responses
-from agentmem.bootstrap import Services
 from agentmem.model.context import ContextRequest, ContextResponse
+from agentmem.wiring.bootstrap import Services
 
 
 def context_router(services: Services) -> APIGatewayRouter:

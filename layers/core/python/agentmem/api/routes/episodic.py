@@ -9,10 +9,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from agentmem.api.errors import error_responses
-from agentmem.bootstrap import Services
 from agentmem.episodic.service import MAX_PAGE
 from agentmem.model.common import ID_PATTERN
 from agentmem.model.events import MAX_ROUND, MAX_SEQ, AppendEventRequest, AppendEventResponse, EventPage
+from agentmem.wiring.bootstrap import Services
 
 SessionId = Annotated[str, Path(pattern=ID_PATTERN, description="Session id.")]
 

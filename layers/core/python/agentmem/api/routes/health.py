@@ -5,10 +5,10 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
-from agentmem.bootstrap import Services
 from agentmem.model.api_beliefs import DeepHealth
 from agentmem.semantic.health import deep_health
 from agentmem.semantic_wiring import reproducible_extraction
+from agentmem.wiring.bootstrap import Services
 
 
 def health_router(services: Services) -> APIGatewayRouter:

@@ -20,10 +20,10 @@ from agentmem.api.errors import error_responses
 from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.agent_skills import export_zip, import_bundle
 from agentmem.procedural.agent_skills_read import read_skill_zip
 from agentmem.procedural.model import Function, Guidance
-from agentmem.procedural.ports import SkillLibrary
 from agentmem.procedural.review import ReviewRequest, ReviewResponse, ReviewService
 
 GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]

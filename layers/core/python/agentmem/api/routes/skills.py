@@ -26,8 +26,8 @@ from agentmem.api.errors import error_responses
 from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
-from agentmem.procedural.ports import SkillLibrary
 from agentmem.procedural.search import SkillSearch
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 
