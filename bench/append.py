@@ -39,7 +39,7 @@ from agentmem.entrypoints.server import LocalServer
 from agentmem.model.events import AppendEventRequest, AppendOutcome, EventDraft
 from agentmem.ports.log import EventLog
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "append.json"
@@ -322,7 +322,7 @@ HANDLER_BODY = "import handler"
 STEPS = {
     "+ observability (Powertools Logger, Tracer, Metrics)": "import agentmem.entrypoints.observability",
     "+ agentmem.api.app (resolver with validation, routes, models)": "import agentmem.api.app",
-    "+ bootstrap() (adapters, boto3 clients)": "from agentmem.wiring.bootstrap import bootstrap\nbootstrap()",
+    "+ bootstrap() (adapters, boto3 clients)": "from agentmem.wiring import bootstrap\nbootstrap()",
 }
 
 

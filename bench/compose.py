@@ -79,7 +79,7 @@ from agentmem.compose.service import EVERYONE, ComposerService
 from agentmem.compose.templates import RenderEvents, TemplateRegistry
 from agentmem.demo.eval_run import install, sample_folder
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -468,6 +468,7 @@ def sample_recall(budgets: Sequence[int]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-compose-golden-") as tmp:
         services = bootstrap(Settings(data_dir=Path(tmp), tenant_id="eval"))
         install(services, load_catalogue(folder))
+        services.composer.indexer.sync()  # the projector worker's job when serving
         return golden_recall(services, questions, budgets)
 
 

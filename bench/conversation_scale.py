@@ -35,7 +35,7 @@ from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 SUBJECT = "scale-subject"
 BUDGET = 2000

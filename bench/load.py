@@ -37,7 +37,7 @@ from report import Latency, print_table
 
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "load.json"

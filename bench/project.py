@@ -64,7 +64,7 @@ from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import BATCH
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "project.json"

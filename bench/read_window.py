@@ -43,7 +43,7 @@ from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest, Event
 from agentmem.ports.log import EventLog
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "read_window.json"

@@ -63,7 +63,7 @@ from agentmem.procedural.search import SEARCH_K, fuse
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 from agentmem.procedural.search_render import item_id
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "skills.json"

@@ -54,7 +54,7 @@ from agentmem.entrypoints.server import LocalServer
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "tokens.json"

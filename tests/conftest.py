@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = ROOT / "events"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 
 def main(argv: list[str]) -> None:

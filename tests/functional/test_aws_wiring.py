@@ -23,7 +23,7 @@ from agentmem.errors import ForbiddenError, NotFoundError
 from agentmem.model.events import AppendEventRequest
 from agentmem.procedural.review import ReviewRequest
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 from tests.aws_fixtures import create_blob_bucket, create_log_table, use_fake_aws_environment
 
 TABLE, BUCKET = "agentmem-acme-log", "agentmem-acme-blobs"

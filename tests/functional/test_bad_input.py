@@ -14,7 +14,7 @@ import urllib3
 from agentmem.api.app import build_resolver
 from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 INLINE_MAX, REQUEST_MAX = 1024, 4096
 VALID: dict[str, Any] = {

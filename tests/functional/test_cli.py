@@ -77,7 +77,7 @@ def test_serve_projects_appended_facts_in_the_background(served: tuple[MemoryCli
 def test_project_once_then_replay_switch_generations(tmp_path: Path) -> None:
     from agentmem.model.events import AppendEventRequest
     from agentmem.settings import Settings
-    from agentmem.wiring.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     data = tmp_path / "data"
     services = bootstrap(Settings(data_dir=data))
@@ -100,7 +100,7 @@ def test_project_once_then_replay_switch_generations(tmp_path: Path) -> None:
 def test_replay_of_one_subject_rebuilds_it_and_keeps_the_others(tmp_path: Path) -> None:
     from agentmem.model.events import AppendEventRequest
     from agentmem.settings import Settings
-    from agentmem.wiring.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     data = tmp_path / "data"
     services = bootstrap(Settings(data_dir=data))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.tokens import count_tokens
-from agentmem.wiring.bootstrap import Services
+from agentmem.wiring import Services
 from tests.functional.conftest import Call
 
 QUESTION = "How do we compute monthly net revenue, and which table has the refunds?"

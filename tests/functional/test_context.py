@@ -14,7 +14,7 @@ from agentmem.client import MemoryApiError, MemoryClient
 from agentmem.entrypoints.server import LocalServer
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 CSV = "date,merchant,amount\n" + "".join(
     f"2026-01-{d % 28 + 1:02d},Grocer {d},{d * 3.5:.2f}\n" for d in range(2000)

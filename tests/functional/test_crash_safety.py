@@ -27,7 +27,7 @@ import pytest
 
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 WRITER_SCRIPT = Path(__file__).with_name("crash_writer.py")
 SESSION = "crash-session"

@@ -57,7 +57,7 @@ def test_reindex_rebuilds_the_asset_and_skill_indexes_from_their_stores(
 ) -> None:
     from agentmem.compose.model import Asset
     from agentmem.settings import Settings
-    from agentmem.wiring.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(Settings(data_dir=tmp_path / "data"))
     asset = Asset.model_validate(json.loads((sample_folder() / "assets.jsonl").read_text().splitlines()[0]))

@@ -15,7 +15,7 @@ import pytest
 from agentmem.api.app import build_resolver
 from agentmem.entrypoints.server import LocalServer, ServerLimits
 from agentmem.entrypoints.server.local_server import HARD_BODY_CAP_FACTOR, HARD_BODY_CAP_SLACK
-from agentmem.wiring.bootstrap import Services
+from agentmem.wiring import Services
 from tests.functional.raw_http import HANG_SECONDS, address, chunked, exchange, read_response, request_head
 
 REQUEST_MAX = 4096

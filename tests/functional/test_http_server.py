@@ -14,7 +14,7 @@ from agentmem.entrypoints.server import LocalServer
 from agentmem.errors import BackendUnavailableError
 from agentmem.model.events import AppendOutcome, Event, EventDraft
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from agentmem.model.beliefs import Belief, FactInput
 from agentmem.model.events import Event
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 
 class RacingIndex:

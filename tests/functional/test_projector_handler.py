@@ -16,7 +16,7 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from agentmem.semantic.health import deep_health
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 from tests.conftest import ROOT, FakeLambdaContext, load_event
 
 

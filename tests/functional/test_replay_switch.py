@@ -18,7 +18,7 @@ from agentmem.semantic.replay import replay
 from agentmem.semantic.verify import verify
 from agentmem.semantic.worker import ProjectorWorker, checkpoint_name
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 VALUES = ("cautious", "aggressive")  # alternating: every statement is a new version
 

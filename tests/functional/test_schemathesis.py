@@ -31,7 +31,7 @@ from agentmem.api.app import OPENAPI_PATH, build_resolver
 from agentmem.entrypoints.server import LocalServer
 from agentmem.semantic.health import prepare_for_writes
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 
 load_all_checks()
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]

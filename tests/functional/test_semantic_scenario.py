@@ -22,7 +22,7 @@ from agentmem.semantic.replay import replay
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import Services, bootstrap
+from agentmem.wiring import Services, bootstrap
 
 
 class Stack:

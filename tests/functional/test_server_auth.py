@@ -26,7 +26,7 @@ from agentmem.entrypoints.server import (
     UnsafeBindError,
     is_loopback_host,
 )
-from agentmem.wiring.bootstrap import Services
+from agentmem.wiring import Services
 from tests.functional.raw_http import HANG_SECONDS
 from tests.functional.test_cli import free_port
 

@@ -9,7 +9,7 @@ import pytest
 
 from agentmem.model.events import AppendEventRequest
 from agentmem.ports.procedural import SkillLibrary
-from agentmem.wiring.bootstrap import Services
+from agentmem.wiring import Services
 from tests.functional.conftest import Call
 
 SESSION = "close-2026-11"

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentmem.api.app import build_resolver
 from agentmem.settings import Settings
-from agentmem.wiring.bootstrap import bootstrap
+from agentmem.wiring import bootstrap
 from tests.conftest import FakeLambdaContext
 from tests.functional.conftest import Call
 

@@ -230,7 +230,7 @@ def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
     tmp_path: Path, api_event: Callable[..., dict[str, Any]]
 ) -> None:
     from agentmem.settings import Settings
-    from agentmem.wiring.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(Settings(data_dir=tmp_path / "off", procedural_enabled=False))
     app = build_resolver(services)

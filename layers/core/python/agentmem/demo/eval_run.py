@@ -21,7 +21,7 @@ from agentmem.compose.evaluate import (
 from agentmem.compose.model import MAX_ASSETS_PER_PUT, ComposerSkillSpec, PutAssetsRequest
 
 if TYPE_CHECKING:
-    from agentmem.wiring.bootstrap import Services
+    from agentmem.wiring import Services
 
 SAMPLE = "catalogue"
 
@@ -62,7 +62,7 @@ def run_eval(
     tolerance: float,
 ) -> int:
     from agentmem.settings import Settings
-    from agentmem.wiring.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     # Truncation is expected at small budgets: the guardrail's warning line would drown the table.
     logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
@@ -71,6 +71,7 @@ def run_eval(
     with tempfile.TemporaryDirectory(prefix="agentmem-eval-") as data_dir:
         services = bootstrap(Settings(data_dir=Path(data_dir), tenant_id="eval"))
         install(services, sample)
+        services.composer.indexer.sync()  # the projector worker's job when serving
         result = evaluate(questions, budgets, services.composer.compose)
     print(f"{len(questions)} questions, {len(sample.assets)} assets, {len(sample.skills)} skills")
     print(table(result))

@@ -1,6 +1,5 @@
-"""Ports of the composer: the catalogue (the primary store of assets and authored skills), the
-asset search index (a permissive prefilter, never the authority), the conversation memory, and
-the reranker."""
+"""Ports of the composer's stores: the catalogue (the primary store of assets and authored skills),
+the asset search index (a permissive prefilter, never the authority) and the conversation memory."""
 
 from __future__ import annotations
 
@@ -91,13 +90,4 @@ class ConversationMemory(Protocol):
 
     def record(self, conversation_id: str, sent: dict[str, str]) -> None:
         """Add `sent` (asset_id -> content hash) to what the conversation has seen."""
-        ...
-
-
-class Reranker(Protocol):
-    """Order candidate documents by relevance to a query. Bedrock Rerank on AWS; locally the
-    reciprocal rank fusion of BM25 and vector ranks."""
-
-    def rerank(self, query: str, documents: Sequence[tuple[str, str]]) -> list[tuple[str, float]]:
-        """(id, score) for each (id, text), best first, ties by id."""
         ...

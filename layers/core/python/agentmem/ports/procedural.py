@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link, SkillKind
+from agentmem.model.events import Event
+from agentmem.procedural.model import (
+    Function,
+    FunctionSpec,
+    Guidance,
+    GuidanceSpec,
+    Link,
+    Proposals,
+    SkillKind,
+)
 
 SkillKey = tuple[str, str]
 """(kind, id) of one library item."""
@@ -109,3 +118,10 @@ class SkillIndex(Protocol):
     def vector_search(self, vector: Sequence[float], k: int) -> list[SkillKey]: ...
 
     def keyword_search(self, text: str, k: int) -> list[SkillKey]: ...
+
+
+class SkillReviewer(Protocol):
+    """The LLM port's review duty: read a session's events and propose the procedures it wrote up.
+    Proposals must be grounded: an implementation is text an event contains, never invented."""
+
+    def propose_skills(self, events: Sequence[Event]) -> Proposals: ...

@@ -49,8 +49,6 @@ class SkillSearchTrace(BaseModel):
     keyword_gate: str = Field(
         default="", description="Whether the keyword ranker was trusted in the fusion, and why."
     )
-    indexed: int = Field(description="Items (re)embedded by this search's index catch-up.")
-    unindexed: int = Field(description="Items this search's catch-up removed from the index.")
 
 
 class SkillSearchResponse(BaseModel):

@@ -1,4 +1,5 @@
-"""The local twin of the stream projector: tail the log from a stored checkpoint and project.
+"""The local twin of the stream projector: tail the log from a stored checkpoint and project, and
+keep the other search indexes (skills, assets) current, so no request ever waits for indexing.
 
 Checkpoints are kept per belief generation, so after a replay switches generations the worker
 continues the new generation from where the replay stopped; projection is idempotent, so any
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
 
 from agentmem.ports.log import CheckpointStore, LogTail
 from agentmem.ports.semantic import BeliefIndex
@@ -49,15 +51,28 @@ def drain(
     return seen
 
 
+IndexSync = Callable[[], tuple[int, int]]
+"""Brings one search index up to its primary store (the skill library, the catalogue) by comparing
+their stamps; returns (items embedded, items removed). Cheap when nothing changed."""
+
+
 class ProjectorWorker:
-    """Runs `drain` on the active generation every `interval` seconds in a daemon thread. Its
-    first round prepares the store for writes (`prepare_for_writes`), as the projector Lambda
-    does on a cold start."""
+    """Runs `drain` on the active generation, then each of `indexes`, every `interval` seconds in a
+    daemon thread. Its first round prepares the store for writes (`prepare_for_writes`), as the
+    projector Lambda does on a cold start. The skill library and the catalogue are not in the log,
+    so their indexes are caught up by comparing stamps, the same comparison a replay makes."""
 
     def __init__(
-        self, tail: LogTail, semantic: SemanticService, checkpoints: CheckpointStore, *, interval: float = 0.2
+        self,
+        tail: LogTail,
+        semantic: SemanticService,
+        checkpoints: CheckpointStore,
+        *,
+        indexes: Sequence[IndexSync] = (),
+        interval: float = 0.2,
     ) -> None:
         self._tail = tail
+        self._indexes = list(indexes)
         self._semantic = semantic
         self._checkpoints = checkpoints
         self._interval = interval
@@ -66,10 +81,14 @@ class ProjectorWorker:
         self._thread = threading.Thread(target=self._run, name="agentmem-projector", daemon=True)
 
     def run_once(self) -> int:
+        """One round: project the log, then catch every other index up; returns events read."""
         if not self._prepared:
             prepare_for_writes(self._semantic)
             self._prepared = True
-        return drain(self._tail, self._semantic, self._checkpoints, self._semantic.store.active())
+        read = drain(self._tail, self._semantic, self._checkpoints, self._semantic.store.active())
+        for sync in self._indexes:
+            sync()
+        return read
 
     def _run(self) -> None:
         while not self._stop.is_set():
