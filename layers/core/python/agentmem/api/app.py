@@ -127,23 +127,21 @@ def _read_routes(app: AgentMemResolver, services: Services) -> None:
 def _skills_routes(app: AgentMemResolver, services: Services) -> None:
     if not services.settings.procedural_enabled:
         return
-    from agentmem.api.routes.skill_transfer import skill_transfer_router
-    from agentmem.api.routes.skills import skills_router
+    from agentmem.api.routes.library import library_router
+    from agentmem.api.routes.library_transfer import library_transfer_router
 
     callers = CallerRules.from_settings(services.settings)
-    app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search, callers))
-    app.include_router(skill_transfer_router(lambda: services.skills, lambda: services.skill_review, callers))
+    app.include_router(library_router(lambda: services.skills, lambda: services.skill_search, callers))
+    app.include_router(
+        library_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
+    )
 
 
 def _compose_routes(app: AgentMemResolver, services: Services) -> None:
     from agentmem.api.routes.compose import compose_router
 
     callers = CallerRules.from_settings(services.settings)
-    app.include_router(
-        compose_router(
-            lambda: services.composer, callers, procedural_enabled=services.settings.procedural_enabled
-        )
-    )
+    app.include_router(compose_router(lambda: services.composer, callers))
 
 
 _ROUTES: dict[FunctionName, Callable[[AgentMemResolver, Services], None]] = {

@@ -23,8 +23,6 @@ BUDGET_CEILING = 50_000
 MAX_DEPTH = 12
 SEGMENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 LEVEL_NAMES = ("integration", "selection", "object", "detail")
-RESERVED_SKILL_IDS = frozenset({"search", "review", "links", "import"})
-"""Sub-routes of `/v1/skills/` that belong to the procedural tier."""
 
 
 def _valid_path(path: str) -> str:

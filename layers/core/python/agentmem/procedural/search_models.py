@@ -1,4 +1,4 @@
-"""Request and response bodies of `POST /v1/skills/search`."""
+"""Request and response bodies of `POST /v1/library/search`."""
 
 from __future__ import annotations
 

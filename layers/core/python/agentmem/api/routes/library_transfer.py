@@ -46,7 +46,7 @@ def _json(status: int, body: BaseModel) -> Response[Any]:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
-def skill_transfer_router(
+def library_transfer_router(
     library_factory: Callable[[], SkillLibrary],
     review_factory: Callable[[], ReviewService],
     callers: CallerRules,
@@ -55,7 +55,7 @@ def skill_transfer_router(
     current = callers.current(router)
 
     @router.post(
-        "/v1/skills/review",
+        "/v1/library/review",
         summary="Propose draft skills from what a session wrote up (kinds code and procedure)",
         description=(
             "Reads the session's log and proposes drafts through the LLM port: functions first, "
@@ -77,7 +77,7 @@ def skill_transfer_router(
         return _json(201, review_factory().review(body))
 
     @router.post(
-        "/v1/skills/import",
+        "/v1/library/import",
         summary="Import an Agent Skills folder (SKILL.md with front matter, scripts beside it)",
         description="Becomes draft guidance plus linked draft functions; importing it again changes nothing.",
         responses={
