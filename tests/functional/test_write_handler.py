@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -88,3 +91,25 @@ def test_openapi_sample_lists_every_route(local_env: None) -> None:
     paths = document["paths"]
     assert set(paths["/v1/sessions/{session_id}/events"]) == {"get", "post"}
     assert {"/v1/health", "/v1/openapi.json"} <= set(paths)
+
+
+HEAVY = ("numpy", "onnxruntime", "tiktoken", "opensearchpy", "tokenizers")
+APPEND_AND_LIST_MODULES = """
+import json, runpy, sys
+from tests.conftest import FakeLambdaContext, load_event
+handler = runpy.run_path("functions/write/handler.py")["handler"]
+assert handler(load_event("api_append_event.json"), FakeLambdaContext())["statusCode"] == 201
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def test_the_write_function_loads_no_model_tokenizer_or_search_client(tmp_path: Path) -> None:
+    # Its cold start is the latency of the first append: the heavy modules are for other paths.
+    env = {**os.environ, "AGENTMEM_BACKEND": "local", "AGENTMEM_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-c", APPEND_AND_LIST_MODULES],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert "agentmem" in loaded
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))

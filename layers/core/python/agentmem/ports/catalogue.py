@@ -46,6 +46,8 @@ class Catalogue(Protocol):
 
 @dataclass(frozen=True)
 class IndexedAsset:
+    """One asset as the index stores it: the change it was indexed at, its principals, text, vector."""
+
     asset_id: str
     path: str
     change_seq: int

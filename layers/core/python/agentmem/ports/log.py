@@ -55,6 +55,11 @@ class LogTail(Protocol):
 
 
 class CheckpointStore(Protocol):
-    def load(self, name: str) -> int: ...
+    """Named positions in the log (per belief generation), so a restarted worker resumes where it
+    stopped instead of projecting the whole log again."""
+
+    def load(self, name: str) -> int:
+        """The saved position, 0 when none was saved."""
+        ...
 
     def save(self, name: str, position: int) -> None: ...

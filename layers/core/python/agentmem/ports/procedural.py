@@ -93,6 +93,8 @@ class SkillLibrary(Protocol):
 
 @dataclass(frozen=True)
 class IndexedSkill:
+    """One library item as the index stores it: its stamp, searchable text and unit vector."""
+
     kind: str
     skill_id: str
     stamp: str
@@ -101,12 +103,18 @@ class IndexedSkill:
 
 
 class StampedLibrary(SkillLibrary, Protocol):
+    """A library that also says, cheaply, what changed: what keeps its search index current
+    compares these stamps with the index's."""
+
     def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
         """(kind, id, status, stamp) of every item; the stamp is `{version}|{updated_at}`."""
         ...
 
 
 class SkillIndex(Protocol):
+    """Vector and keyword search over the approved functions and guidance: a projection of the
+    library, never the authority (every hit is read again from the library)."""
+
     def ensure_ready(self) -> None:
         """Create what a writer needs (an index and its mapping); readers never call it."""
         ...

@@ -1,0 +1,10 @@
+"""Ports: the Protocols every backend adapter implements; the domain depends only on these. One
+module per concern:
+
+- log: EventLog (append, gap-free seq), LogTail and CheckpointStore (the projector worker's view)
+- blobs: BlobStore;  embedding: Embedder;  tokens: the encodings budgets are counted in
+- semantic: LLM (extract, decide, resolve keys), BeliefIndex, BeliefStore (generations)
+- procedural: SkillLibrary, StampedLibrary, SkillIndex, SkillReviewer
+- catalogue: Catalogue, AssetIndex, ConversationMemory;  ranking: Reranker, RelevanceModel
+
+Adapters live in agentmem.adapters.{local,aws}; each backend's factory builds all of them."""
