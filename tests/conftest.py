@@ -26,6 +26,17 @@ os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "agentmem")
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 
+TIERS = ("unit", "contract", "functional", "infra")
+"""Each test directory is a tier, marked by its name: `pytest -m unit` runs the fast pure tier."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = next((part for part in Path(str(item.path)).relative_to(ROOT).parts if part in TIERS), None)
+        if tier is not None:
+            item.add_marker(getattr(pytest.mark, tier))
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data")

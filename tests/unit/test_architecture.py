@@ -108,3 +108,12 @@ def test_every_port_protocol_says_what_it_is_for() -> None:
         and not (value.__doc__ or "").strip()
     ]
     assert undocumented == []
+
+
+def test_the_unit_tier_opens_no_connection() -> None:
+    import socket
+
+    from tests.unit.conftest import NetworkInUnitTestError
+
+    with pytest.raises(NetworkInUnitTestError):
+        socket.create_connection(("192.0.2.1", 80), timeout=0.1)
