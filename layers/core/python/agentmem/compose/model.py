@@ -43,10 +43,6 @@ def level_of(path: str) -> str:
     return LEVEL_NAMES[min(path.count("/"), len(LEVEL_NAMES) - 1)]
 
 
-def parent_of(path: str) -> str | None:
-    return path.rsplit("/", 1)[0] if "/" in path else None
-
-
 class Asset(BaseModel):
     """One piece of an organisation's knowledge, as its owner publishes it."""
 
