@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(PY) bench/project.py
 	$(PY) bench/tokens.py
 	$(PY) bench/skills.py
+	$(PY) bench/first_search.py
 	$(PY) bench/compose.py
 	$(PY) bench/conversations.py
 
