@@ -14,6 +14,7 @@ from pydantic import (
     StringConstraints,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -33,6 +34,10 @@ PRINCIPAL_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 ARN_PATTERN = r"^arn:[A-Za-z0-9+=,.@_/:*?-]{1,1000}$"
 Principal = Annotated[str, StringConstraints(pattern=PRINCIPAL_PATTERN)]
 ArnPattern = Annotated[str, StringConstraints(pattern=ARN_PATTERN)]
+# Where alarms go: an SNS topic that exists already (same account), or an address the stack's own topic
+# mails. A loose address check: SNS itself sends the confirmation that proves the address works.
+TOPIC_ARN_PATTERN = r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$"
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
 
 def _json_or_commas(value: Any) -> Any:
@@ -123,6 +128,18 @@ class TenantConfig(BaseModel):
     # gp3 EBS per data node; 10 GiB is OpenSearch Service's minimum, the maximum depends on the instance type.
     search_volume_gib: int | None = Field(default=None, ge=10, le=24_576)
 
+    # The SNS topic every alarm notifies (state changes to ALARM and back to OK): an existing topic's ARN,
+    # or an e-mail address subscribed to a topic the stack creates. Neither: the stack's topic has no
+    # subscriber yet (its ARN is the AlarmTopicArn output); subscribe to it before relying on the alarms.
+    alarm_topic_arn: Annotated[str, StringConstraints(pattern=TOPIC_ARN_PATTERN)] | None = None
+    alarm_email: Annotated[str, StringConstraints(pattern=EMAIL_PATTERN)] | None = None
+
+    @model_validator(mode="after")
+    def _one_alarm_destination(self) -> TenantConfig:
+        if self.alarm_topic_arn and self.alarm_email:
+            raise ValueError("set alarmTopicArn or alarmEmail, not both (subscribe the address to the topic)")
+        return self
+
     @field_validator("search_data_nodes")
     @classmethod
     def _one_or_even(cls, value: int | None) -> int | None:
@@ -176,8 +193,10 @@ class TenantConfig(BaseModel):
 def _describe(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "context"
-        if error["type"] == "missing":
+        key = ".".join(str(part) for part in error["loc"])
+        if not key:  # a rule across fields: its message names them
+            problems.append(error["msg"].removeprefix("Value error, "))
+        elif error["type"] == "missing":
             problems.append(f"-c {key}=... is required")
         elif error["type"] == "string_pattern_mismatch":
             rule = f"must match {error.get('ctx', {}).get('pattern', '')}"
