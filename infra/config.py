@@ -60,6 +60,18 @@ class ContextSource(Protocol):
     def try_get_context(self, key: str) -> Any: ...
 
 
+def wants_account_stack(node: ContextSource) -> bool:
+    """`-c account=true`: synthesize the account stack (infra/account.py) rather than a tenant's."""
+    value = node.try_get_context("account")
+    if value is None or value is False:
+        return False
+    if value is True or str(value).strip().lower() in {"true", "1", "yes"}:
+        return True
+    if str(value).strip().lower() in {"false", "0", "no", ""}:
+        return False
+    raise TenantConfigError(f"invalid CDK context for {APP_NAME}: -c account={value!r} must be true or false")
+
+
 class TenantConfigError(ValueError):
     """The CDK context does not describe a deployable tenant; the message names the key and the rule."""
 

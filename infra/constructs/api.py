@@ -153,10 +153,9 @@ class Api(Construct):
             # Callers are agents signing with SigV4, not browsers: no CORS, no edge distribution.
             endpoint_types=[apigw.EndpointType.REGIONAL],
             default_method_options=apigw.MethodOptions(authorization_type=apigw.AuthorizationType.IAM),
-            # Access logging needs the account-level API Gateway CloudWatch role. Retained, because it is
-            # shared by every API in the account and region, so deleting one tenant must not remove it.
-            cloud_watch_role=True,
-            cloud_watch_role_removal_policy=cdk.RemovalPolicy.RETAIN,
+            # Access logging needs API Gateway's CloudWatch role, an account setting (one per region): the
+            # account stack sets it once (infra/account.py); a tenant stack must not override it.
+            cloud_watch_role=False,
             deploy_options=apigw.StageOptions(
                 stage_name=STAGE_NAME,
                 access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
@@ -172,12 +171,6 @@ class Api(Construct):
         )
         # RestApi adds an `Endpoint` output of its own; the stack's `ApiUrl` is the one stable name.
         api.node.try_remove_child("Endpoint")
-        acknowledge(
-            api,
-            "AwsSolutions-IAM4",
-            "AmazonAPIGatewayPushToCloudWatchLogs is the AWS-managed policy made for this service role.",
-            "Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs",
-        )
         acknowledge(
             api,
             "AwsSolutions-COG4",

@@ -27,10 +27,13 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_opensearchservice as opensearch
 from constructs import Construct
 
-from infra.config import TenantConfig
+from infra.config import APP_NAME, TenantConfig
 from infra.nag import acknowledge
 
 NAME_LIMIT = 28  # domain names: 3-28 characters, [a-z][a-z0-9-]+
+DOMAIN_PREFIX = "am-"
+# Every OpenSearch log group of every tenant starts so; the account stack's log-delivery policy covers them.
+LOG_GROUP_PREFIX = f"{APP_NAME}-"
 ENGINE_VERSION = opensearch.EngineVersion.OPENSEARCH_2_19  # faiss with cosinesimil needs 2.19 or later
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH
 
@@ -56,11 +59,11 @@ WRITE_ACTIONS = (*READ_ACTIONS, "es:ESHttpPost", "es:ESHttpPut")
 def domain_name(tenant: str) -> str:
     """`am-<tenant>`. A tenant id too long for the limit is cut and given a hash suffix, so two long tenant
     ids that share a prefix still get different domains."""
-    name = f"am-{tenant}"
+    name = f"{DOMAIN_PREFIX}{tenant}"
     if len(name) <= NAME_LIMIT:
         return name
     digest = hashlib.sha256(tenant.encode()).hexdigest()[:6]
-    return f"am-{tenant[: NAME_LIMIT - len('am--') - len(digest)]}-{digest}"
+    return f"{DOMAIN_PREFIX}{tenant[: NAME_LIMIT - len(DOMAIN_PREFIX) - 1 - len(digest)]}-{digest}"
 
 
 class SearchDomain(Construct):
@@ -76,15 +79,19 @@ class SearchDomain(Construct):
         self.arn = cdk.Stack.of(self).format_arn(service="es", resource="domain", resource_name=self.name)
         # Rendered at synth, once every function has asked for its access.
         self.access_policy = iam.PolicyDocument()
+        # Named `agentmem-<tenant>-opensearch-<kind>`: the account stack's one log-delivery policy covers
+        # every `agentmem-*` group (infra/account.py), so a tenant stack adds no resource policy of its own.
         self.log_groups = {
             kind: logs.LogGroup(
-                self, f"{kind}Logs", retention=LOG_RETENTION, removal_policy=self._removal_policy
+                self,
+                f"{kind}Logs",
+                log_group_name=f"{LOG_GROUP_PREFIX}{config.tenant}-opensearch-{slug}",
+                retention=LOG_RETENTION,
+                removal_policy=self._removal_policy,
             )
-            for kind in ("SlowSearch", "SlowIndex", "App")
+            for kind, slug in (("SlowSearch", "slow-search"), ("SlowIndex", "slow-index"), ("App", "app"))
         }
-        log_delivery = self._build_log_delivery_policy()
         self.domain = self._build_domain()
-        self.domain.node.add_dependency(log_delivery)  # OpenSearch Service checks it can write the groups
         cfn_domain = self.domain.node.default_child
         assert isinstance(cfn_domain, opensearch.CfnDomain)
         cfn_domain.access_policies = self.access_policy
@@ -122,26 +129,6 @@ class SearchDomain(Construct):
             )
         )
 
-    def _build_log_delivery_policy(self) -> logs.ResourcePolicy:
-        # Written here rather than by the Domain construct, which would add a custom-resource Lambda for it.
-        # Each tenant stack takes one of the 10 CloudWatch Logs resource policies an account has per region.
-        return logs.ResourcePolicy(
-            self,
-            "LogDeliveryPolicy",
-            resource_policy_name=f"{cdk.Stack.of(self).stack_name}-opensearch-logs",
-            policy_statements=[
-                iam.PolicyStatement(
-                    principals=[iam.ServicePrincipal("es.amazonaws.com")],
-                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                    resources=[group.log_group_arn for group in self.log_groups.values()],
-                    conditions={
-                        "StringEquals": {"aws:SourceAccount": cdk.Aws.ACCOUNT_ID},
-                        "ArnLike": {"aws:SourceArn": self.arn},
-                    },
-                )
-            ],
-        )
-
     def _build_domain(self) -> opensearch.Domain:
         capacity = self._config.search_capacity
         return opensearch.Domain(
@@ -175,7 +162,8 @@ class SearchDomain(Construct):
                 app_log_enabled=True,
                 app_log_group=self.log_groups["App"],
             ),
-            suppress_logs_resource_policy=True,  # see _build_log_delivery_policy
+            # The account stack's policy lets OpenSearch Service write the groups (infra/account.py).
+            suppress_logs_resource_policy=True,
             # An engine version bump upgrades in place; without this CloudFormation would replace the domain.
             enable_version_upgrade=True,
             removal_policy=self._removal_policy,

@@ -394,22 +394,14 @@ def test_slow_and_error_logs_go_to_cloudwatch_kept_one_month(acme: Synth) -> Non
         assert group["DeletionPolicy"] == "Retain"
 
 
-def test_only_this_domain_may_write_its_log_groups(acme: Synth) -> None:
-    policy_id, policy = only(acme.resources("AWS::Logs::ResourcePolicy"))
-    assert policy["Properties"]["PolicyName"] == "agentmem-acme-opensearch-logs"
-    (statement,) = json.loads(_render(policy["Properties"]["PolicyDocument"]))["Statement"]
-    options = _domain(acme)["Properties"]["LogPublishingOptions"].values()
-    assert statement["Principal"] == {"Service": "es.amazonaws.com"}
-    assert sorted(statement["Action"]) == ["logs:CreateLogStream", "logs:PutLogEvents"]
-    assert sorted(statement["Resource"]) == sorted(
-        _render(option["CloudWatchLogsLogGroupArn"]) for option in options
-    )
-    assert statement["Condition"] == {
-        "StringEquals": {"aws:SourceAccount": "<AWS::AccountId>"},
-        "ArnLike": {"aws:SourceArn": DOMAIN_ARN},
-    }
-    # OpenSearch Service checks it may write the groups when the domain is created or updated.
-    assert policy_id in _domain(acme)["DependsOn"]
+def test_domain_log_groups_rely_on_the_account_stacks_delivery_policy(acme: Synth) -> None:
+    # One CloudWatch Logs resource policy per tenant would cap an account at ten tenants per region: the
+    # account stack's covers every `agentmem-*` group (tests/infra/test_account.py).
+    assert acme.resources("AWS::Logs::ResourcePolicy") == {}
+    groups = acme.template.to_json()["Resources"]
+    for option in _domain(acme)["Properties"]["LogPublishingOptions"].values():
+        group = groups[option["CloudWatchLogsLogGroupArn"]["Fn::GetAtt"][0]]
+        assert group["Properties"]["LogGroupName"].startswith("agentmem-acme-opensearch-")
     # Written as plain resources: the Domain construct's own log and access policies are custom-resource
     # Lambdas (and the retained stack has no custom resource at all).
     types = {resource["Type"] for resource in acme.template.to_json()["Resources"].values()}

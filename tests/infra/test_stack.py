@@ -18,7 +18,6 @@ EXPECTED_ACKNOWLEDGED = {
     "AwsSolutions-IAM5[Resource::*]",
     "AwsSolutions-IAM5[Resource::<StorageBlobBucket01221242.Arn>/*]",
     "AwsSolutions-L1",
-    "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
     "AwsSolutions-APIG2",
     "AwsSolutions-APIG3",
     "AwsSolutions-COG4",
