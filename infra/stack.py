@@ -155,6 +155,7 @@ class TenantStack(cdk.Stack):
 
 def build_tenant_app(app: cdk.App) -> TenantStack:
     """Parse the tenant from `app`'s context, add its stack and the nag checks. Raises TenantConfigError."""
-    stack = TenantStack(app, config=TenantConfig.from_context(app.node))
+    config = TenantConfig.from_context(app.node)
+    stack = TenantStack(app, config=config, env=config.environment)
     add_checks(app)
     return stack
