@@ -49,11 +49,29 @@ ERASE_PATHS = tuple(
     for kind in ("beliefs", "observations")
     for api in ("_refresh", "_delete_by_query")
 )
-# PUT creates indexes and puts documents (compare-and-set); POST is _bulk, _refresh, _aliases and search.
-# No DELETE: a replay builds a new generation and moves the aliases to it; an erasure deletes by
-# query (a POST): the erasure function (grant_erase), and the projector when it purges a subject
-# erased while it was projecting.
-WRITE_ACTIONS = (*READ_ACTIONS, "es:ESHttpPost", "es:ESHttpPut")
+# What the projector sends (agentmem.adapters.aws.opensearch_belief_store, _beliefs, _tenant_index), and
+# nothing else: no DELETE, no `_cluster/*`, no index of another prefix, no root `_bulk`. Generation N of
+# the belief tier is `agentmem-beliefs-gN` + `agentmem-observations-gN` behind the aliases `agentmem-beliefs`
+# and `agentmem-observations`; the skill and asset indexes are `agentmem-skills` and `agentmem-assets`.
+BELIEF_INDEXES = tuple(f"{INDEX_PREFIX}-{kind}-g*" for kind in ("beliefs", "observations"))
+LIBRARY_INDEXES = tuple(f"{INDEX_PREFIX}-{kind}" for kind in ("skills", "assets"))
+PROJECTOR_PATHS: dict[str, tuple[str, ...]] = {
+    # Documents and index metadata (exists checks are HEAD), and the aliases' current targets.
+    "es:ESHttpGet": (f"{INDEX_PREFIX}-*", f"_alias/{INDEX_PREFIX}-*"),
+    "es:ESHttpHead": (f"{INDEX_PREFIX}-*",),
+    # Index creation, and documents put by id with compare-and-set (`<index>/_doc/<id>`).
+    "es:ESHttpPut": (*BELIEF_INDEXES, *LIBRARY_INDEXES),
+    "es:ESHttpPost": (
+        # Bulk writes go to each index's own path: the domain refuses an `_index` in a bulk body.
+        *(f"{index}/{api}" for index in (*BELIEF_INDEXES, *LIBRARY_INDEXES) for api in ("_bulk", "_search")),
+        *(f"{index}/{api}" for index in BELIEF_INDEXES for api in ("_refresh", "_delete_by_query")),
+        f"{BELIEF_INDEXES[0]}/_count",
+        # A new generation goes live by moving both aliases in one call (its body names the indexes).
+        "_aliases",
+    ),
+}
+# Off, a `_bulk` body could name any index whatever the path said, and path-scoped grants would mean little.
+ADVANCED_OPTIONS = {"rest.action.multi.allow_explicit_index": "false"}
 
 
 def domain_name(tenant: str) -> str:
@@ -112,8 +130,10 @@ class SearchDomain(Construct):
         self._allow(role, SEARCH_ACTIONS, *SEARCH_PATHS)
 
     def grant_write(self, role: iam.IRole) -> None:
-        """Everything `grant_read` allows, plus create indexes, write documents, refresh and move aliases."""
-        self._allow(role, WRITE_ACTIONS, "*")
+        """What the projector sends to the agentmem indexes: create them, read and write their documents,
+        bulk, search, refresh, purge an erased subject, move the aliases (PROJECTOR_PATHS)."""
+        for action, paths in PROJECTOR_PATHS.items():
+            self._allow(role, (action,), *paths)
 
     def grant_erase(self, role: iam.IRole) -> None:
         """Refresh and delete-by-query on the belief and observation indices of every generation:
@@ -166,11 +186,15 @@ class SearchDomain(Construct):
             suppress_logs_resource_policy=True,
             # An engine version bump upgrades in place; without this CloudFormation would replace the domain.
             enable_version_upgrade=True,
+            advanced_options=ADVANCED_OPTIONS,
             removal_policy=self._removal_policy,
         )
 
     def _acknowledge_findings(self) -> None:
-        projection = "The index is a projection of the log table; `agentmem replay` rebuilds it."
+        projection = (
+            "The indexes are projections of the log table, which is the only copy of the data. A rebuild on "
+            "AWS is not automated yet: `agentmem replay` rebuilds a local store, not this domain."
+        )
         acknowledge(
             self.domain,
             "AwsSolutions-OS1",

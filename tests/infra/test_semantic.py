@@ -359,15 +359,44 @@ def test_access_policy_names_only_the_projector_and_the_read_only_functions(
             for kind in ("beliefs", "observations")
             for api in ("_refresh", "_delete_by_query")
         ),
-        # Read and write: create indexes, put documents (compare-and-set), _bulk, _refresh, _aliases.
-        *((writer, action, everything) for action in ("es:ESHttpGet", "es:ESHttpHead")),
-        *((writer, action, everything) for action in ("es:ESHttpPost", "es:ESHttpPut")),
+        # The projector: exactly the paths its adapters send to, on the agentmem indexes only.
+        *_projector_grants(writer),
         # Read (read, skills and compose functions): get anything, and POST only to search and count.
         *((read_only, "es:ESHttpGet", everything) for read_only in readers),
         *((read_only, "es:ESHttpHead", everything) for read_only in readers),
         *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_search") for read_only in readers),
         *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_count") for read_only in readers),
     }
+
+
+def _projector_grants(writer: str) -> set[tuple[str, str, str]]:
+    beliefs, observations = "agentmem-beliefs-g*", "agentmem-observations-g*"
+    libraries = ("agentmem-skills", "agentmem-assets")
+    posts = [
+        *(f"{index}/{api}" for index in (beliefs, observations, *libraries) for api in ("_bulk", "_search")),
+        *(f"{index}/{api}" for index in (beliefs, observations) for api in ("_refresh", "_delete_by_query")),
+        f"{beliefs}/_count",
+        "_aliases",
+    ]
+    paths = {
+        "es:ESHttpGet": ["agentmem-*", "_alias/agentmem-*"],
+        "es:ESHttpHead": ["agentmem-*"],
+        "es:ESHttpPut": [beliefs, observations, *libraries],
+        "es:ESHttpPost": posts,
+    }
+    return {(writer, action, f"{DOMAIN_ARN}/{path}") for action, listed in paths.items() for path in listed}
+
+
+def test_the_projector_may_not_touch_the_cluster_or_a_root_bulk(
+    acme: Synth, projector: dict[str, Any]
+) -> None:
+    writer = "<{}.Arn>".format(projector["Role"]["Fn::GetAtt"][0])
+    resources = {resource for principal, _, resource in _access_grants(acme) if principal == writer}
+    for forbidden in ("_bulk", "_cluster/settings", "_delete_by_query", "*", "_all/_delete_by_query"):
+        assert f"{DOMAIN_ARN}/{forbidden}" not in resources
+    # With explicit indexes in bulk bodies refused, a bulk can reach only the index of its path.
+    options = _domain(acme)["Properties"]["AdvancedOptions"]
+    assert options == {"rest.action.multi.allow_explicit_index": "false"}
 
 
 def test_no_principal_may_delete_or_patch_in_the_domain(acme: Synth) -> None:

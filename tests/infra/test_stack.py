@@ -135,6 +135,19 @@ def test_blob_bucket_blocks_public_access_and_encrypts(acme: Synth) -> None:
     assert bucket["DeletionPolicy"] == "Retain"
 
 
+def test_blob_bucket_is_versioned_and_noncurrent_versions_expire(acme: Synth) -> None:
+    # Content addressing does not protect the bytes the log points at from a human delete: versioning does.
+    _, bucket = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    assert bucket["Properties"]["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert bucket["Properties"]["LifecycleConfiguration"]["Rules"][0] == {
+        "Id": "NoncurrentVersions",
+        "NoncurrentVersionExpiration": {"NoncurrentDays": 30},
+        "ExpiredObjectDeleteMarker": True,
+        "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1},
+        "Status": "Enabled",
+    }
+
+
 def test_blob_bucket_policy_denies_requests_without_tls(acme: Synth) -> None:
     bucket_id, _ = _blob_bucket(acme)
     _, policy = only(acme.resources("AWS::S3::BucketPolicy", {"Bucket": {"Ref": bucket_id}}))
