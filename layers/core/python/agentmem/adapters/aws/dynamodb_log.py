@@ -252,22 +252,7 @@ class DynamoDbEventLog:
                 for name in names
             )
             query["ExpressionAttributeNames"] = names
-        events: list[Event] = []
-        while len(events) < limit:
-            # Limit caps the items read before the filter applies, so a filtered read asks for
-            # bigger pages and keeps going until it has enough matches or the session ends.
-            wanted = limit - len(events)
-            query["Limit"] = max(wanted, 100) if names else wanted
-            try:
-                page = self._client.query(**query)
-            except (ClientError, BotoCoreError) as exc:
-                raise translate_client_error(exc, "list events") from exc
-            events.extend(item_to_event(item) for item in page.get("Items", []))
-            start = page.get("LastEvaluatedKey")
-            if start is None:
-                break
-            query["ExclusiveStartKey"] = start
-        return events[:limit]
+        return self._events(query, limit, filtered=bool(names), action="list events")
 
     def recent_events(self, session_id: str, *, before: int | None = None, limit: int = 100) -> list[Event]:
         upper = MAX_SEQ if before is None else min(before - 1, MAX_SEQ)
@@ -290,14 +275,20 @@ class DynamoDbEventLog:
             query["FilterExpression"] = "attribute_not_exists(#expires_at) OR #expires_at > :now"
             query["ExpressionAttributeNames"] = {"#expires_at": "expires_at"}
             values[":now"] = _n(int(time.time()))
+        return self._events(query, limit, filtered=self._retention is not None, action="list recent events")
+
+    def _events(self, query: QueryInputTypeDef, limit: int, *, filtered: bool, action: str) -> list[Event]:
+        """Up to `limit` events of `query`, page after page. Limit caps the items read before a
+        filter applies, so a filtered read asks for bigger pages and keeps going until it has
+        enough matches or the session ends."""
         events: list[Event] = []
         while len(events) < limit:
             wanted = limit - len(events)
-            query["Limit"] = max(wanted, 100) if self._retention is not None else wanted
+            query["Limit"] = max(wanted, 100) if filtered else wanted
             try:
                 page = self._client.query(**query)
             except (ClientError, BotoCoreError) as exc:
-                raise translate_client_error(exc, "list recent events") from exc
+                raise translate_client_error(exc, action) from exc
             events.extend(item_to_event(item) for item in page.get("Items", []))
             start = page.get("LastEvaluatedKey")
             if start is None:
