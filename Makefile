@@ -41,11 +41,16 @@ eval: $(STAMP)
 	$(VENV)/bin/agentmem eval --dataset $(CATALOGUE)/golden.jsonl --budgets 2500,5000,10000,15000 \
 		--baseline $(CATALOGUE)/baseline.json
 
+# The pure tier alone (no socket, no database file): seconds, for the edit-test loop.
+unit: $(STAMP)
+	$(PY) -m pytest -m unit -q
+
 bench: $(STAMP)
 	$(PY) bench/append.py
 	$(PY) bench/project.py
 	$(PY) bench/tokens.py
 	$(PY) bench/skills.py
+	$(PY) bench/first_search.py
 	$(PY) bench/compose.py
 	$(PY) bench/conversations.py
 

@@ -34,12 +34,12 @@ from typing import Any
 from report import bar, percentile, print_table
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import bootstrap
 from agentmem.client import MemoryClient
+from agentmem.entrypoints.server import LocalServer
 from agentmem.model.events import AppendEventRequest, AppendOutcome, EventDraft
-from agentmem.ports import EventLog
-from agentmem.server import LocalServer
+from agentmem.ports.log import EventLog
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "append.json"
@@ -320,9 +320,9 @@ boto3.client("s3")
 HANDLER_BODY = "import handler"
 # Cumulative steps from the baseline to the handler, to show what each part of it adds.
 STEPS = {
-    "+ agentmem.observability (Powertools Logger, Tracer, Metrics)": "import agentmem.observability",
+    "+ observability (Powertools Logger, Tracer, Metrics)": "import agentmem.entrypoints.observability",
     "+ agentmem.api.app (resolver with validation, routes, models)": "import agentmem.api.app",
-    "+ bootstrap() (adapters, boto3 clients)": "from agentmem.bootstrap import bootstrap\nbootstrap()",
+    "+ bootstrap() (adapters, boto3 clients)": "from agentmem.wiring import bootstrap\nbootstrap()",
 }
 
 

@@ -62,9 +62,8 @@ from typing import Any
 from report import Latency, bar, percentile, print_table
 from synthetic_assets import SEED, Question, SyntheticCatalogue, generate
 
-from agentmem.bootstrap import Services, bootstrap
+from agentmem.adapters.tokens import count_tokens
 from agentmem.compose import authoring
-from agentmem.compose.eval_run import install, sample_folder
 from agentmem.compose.evaluate import (
     DEFAULT_BUDGETS,
     LabelledQuestion,
@@ -78,8 +77,9 @@ from agentmem.compose.render import AssetRenderer
 from agentmem.compose.report import ComposeResponse
 from agentmem.compose.service import EVERYONE, ComposerService
 from agentmem.compose.templates import RenderEvents, TemplateRegistry
+from agentmem.demo.eval_run import install, sample_folder
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -468,6 +468,7 @@ def sample_recall(budgets: Sequence[int]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-compose-golden-") as tmp:
         services = bootstrap(Settings(data_dir=Path(tmp), tenant_id="eval"))
         install(services, load_catalogue(folder))
+        services.composer.indexer.sync()  # the projector worker's job when serving
         return golden_recall(services, questions, budgets)
 
 

@@ -28,14 +28,14 @@ from report import bar, percentile
 from synthetic import synthetic_belief
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
+from agentmem.entrypoints.cli import local_worker
+from agentmem.entrypoints.server import LocalServer
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.semantic.worker import ProjectorWorker
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 SUBJECT = "scale-subject"
 BUDGET = 2000

@@ -59,13 +59,13 @@ from naive_retriever import HEADER, Doc, NaiveRetriever
 from report import Latency, bar, environment
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
+from agentmem.adapters.tokens import count_tokens
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import bootstrap
-from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
-from agentmem.server import LocalServer
+from agentmem.entrypoints.cli import local_worker
+from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "conversations.json"
@@ -200,7 +200,7 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
             "seed": seed,
             "budgets": list(budgets),
             "encoding": "o200k_base",
-            "llm": services.settings.llm_choice,
+            "llm": type(services.semantic.llm).__name__,
             "history_supported": history,
             "history_probe": history_note,
             "reader": "a new session per subject (no events of its own): only memory can answer",

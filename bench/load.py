@@ -35,9 +35,9 @@ from typing import Any
 
 from report import Latency, print_table
 
-from agentmem.bootstrap import bootstrap
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "load.json"
@@ -211,7 +211,7 @@ async def run_scenarios(port: int, pid: int, args: argparse.Namespace) -> list[S
 def serve(kind: str, data_dir: Path, read_timeout: float) -> None:
     """Child process: serve `data_dir` on a free loopback port, print it, run until SIGTERM."""
     from agentmem.api.app import build_resolver
-    from agentmem.server import LocalServer, ServerLimits
+    from agentmem.entrypoints.server import LocalServer, ServerLimits
 
     services = bootstrap(Settings(data_dir=data_dir))
     factory = lambda: build_resolver(services)  # noqa: E731

@@ -57,14 +57,14 @@ from report import (
 from synthetic import synthetic_belief
 
 from agentmem.adapters.local.sqlite_log import SqliteEventLog
-from agentmem.bootstrap import bootstrap
 from agentmem.model.beliefs import Belief, BeliefHit, FactInput, Observation, Verdict
 from agentmem.model.events import AppendEventRequest, Event
-from agentmem.ports import Embedder
-from agentmem.semantic.ports import BeliefIndex
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import BATCH
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "project.json"

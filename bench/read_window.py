@@ -37,13 +37,13 @@ from report import bar, environment, percentile, print_table
 from synthetic import synthetic_belief
 from tokens import AGENTS, BIG_SUBJECT, DIMENSIONS, QUERY, event_text
 
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.context.service import ContextService
 from agentmem.context.session_window import EventTerms, SessionWindow, SessionWindows
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest, Event
-from agentmem.ports import EventLog
+from agentmem.ports.log import EventLog
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "read_window.json"

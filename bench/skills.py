@@ -57,13 +57,13 @@ from synthetic_skills import Library, Query, generate, word_overlap
 
 from agentmem.adapters.local.sqlite_db import open_database
 from agentmem.adapters.local.sqlite_skill_index import SqliteSkillIndex
-from agentmem.bootstrap import bootstrap
 from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion
-from agentmem.procedural.ports import SkillKey
+from agentmem.ports.procedural import SkillKey
 from agentmem.procedural.search import SEARCH_K, fuse
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 from agentmem.procedural.search_render import item_id
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "skills.json"

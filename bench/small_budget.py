@@ -37,14 +37,14 @@ from report import environment, print_table
 from synthetic_skills import generate
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services, bootstrap
+from agentmem.adapters.tokens import count_tokens
 from agentmem.model.beliefs import FactInput
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.procedural.search_models import SkillSearchRequest
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20261212

@@ -11,7 +11,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
-from agentmem.server import ResolverPool, to_proxy_event
+from agentmem.entrypoints.server import ResolverPool, to_proxy_event
 
 
 def stdlib_server(factory: Callable[[], APIGatewayRestResolver], port: int, cap: int) -> ThreadingHTTPServer:

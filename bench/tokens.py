@@ -47,14 +47,14 @@ from report import bar, percentile, print_table
 from synthetic import synthetic_belief
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
 from agentmem.demo import PROMPT_BUDGET, Step, fresh_data_dir, run_sessions
+from agentmem.entrypoints.cli import local_worker
+from agentmem.entrypoints.server import LocalServer
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "tokens.json"

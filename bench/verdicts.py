@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT))
 from report import environment, print_table  # noqa: E402
 
 from agentmem.adapters.local.rules_llm import RulesLLM  # noqa: E402
-from agentmem.bootstrap import bootstrap  # noqa: E402
 from agentmem.semantic.key_resolver import KeyResolver  # noqa: E402
 from agentmem.semantic.service import SemanticService  # noqa: E402
 from agentmem.settings import Settings  # noqa: E402
+from agentmem.wiring import bootstrap  # noqa: E402
 from tests.rules_eval import (  # noqa: E402
     SPLITS,
     UpdateOutcome,

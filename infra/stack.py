@@ -12,12 +12,13 @@ from infra.constructs.api import Api
 from infra.constructs.bedrock import BedrockModels, grant_rerank
 from infra.constructs.erasure import ErasureFunction
 from infra.constructs.layers import Layers
-from infra.constructs.library import COMPOSE_ROUTES, SKILL_ROUTES, LibraryFunction, TenantParts
+from infra.constructs.library import LibraryFunction, TenantParts
 from infra.constructs.projector import Projector
 from infra.constructs.read import ReadFunction
 from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import add_checks
+from infra.routes import function_routes
 
 
 class TenantStack(cdk.Stack):
@@ -76,7 +77,7 @@ class TenantStack(cdk.Stack):
                 "Skills",
                 name="skills",
                 description="agentmem procedural tier: functions, guidance, review, skill search",
-                routes=SKILL_ROUTES,
+                routes=function_routes("skills"),
                 parts=parts,
             )
             if config.procedural
@@ -87,7 +88,7 @@ class TenantStack(cdk.Stack):
             "Compose",
             name="compose",
             description="agentmem composer: knowledge assets, authored skills, compose",
-            routes=COMPOSE_ROUTES,
+            routes=function_routes("compose"),
             blob_write=True,  # values that would eat the budget are offloaded to the blob store
             parts=parts,
         )

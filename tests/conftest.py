@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = ROOT / "events"
@@ -43,6 +43,17 @@ def isolated_agentmem_loggers() -> Iterator[None]:
         if isinstance(lg, logging.Logger) and (name == "agentmem" or name.startswith("agentmem.")):
             handlers, propagate, level = saved.get(name, ([], True, logging.NOTSET))
             lg.handlers, lg.propagate, lg.level = handlers, propagate, level
+
+
+TIERS = ("unit", "contract", "functional", "infra")
+"""Each test directory is a tier, marked by its name: `pytest -m unit` runs the fast pure tier."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = next((part for part in Path(str(item.path)).relative_to(ROOT).parts if part in TIERS), None)
+        if tier is not None:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture

@@ -1,11 +1,6 @@
-"""Lambda entry point for the composer's routes: knowledge assets, authored skills, and compose."""
+"""Lambda entry point of the compose function: the composer: knowledge assets, authored skills, and
+compose (routes: agentmem.api.app)."""
 
-from __future__ import annotations
+from agentmem.entrypoints.lambda_http import lambda_handler
 
-from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import http_handler, with_metrics
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure
-
-configure()
-handler = http_handler(build_resolver(with_metrics(bootstrap())))
+handler = lambda_handler("compose")

@@ -1,14 +1,6 @@
-"""Lambda entry point for the read routes (beliefs, context, deep health, the OpenAPI document).
+"""Lambda entry point of the read function: beliefs, context reads, deep health, and the OpenAPI
+document of the whole API (routes: agentmem.api.app)."""
 
-It builds every route, so the OpenAPI document served from here lists the whole API. The semantic
-tier (OpenSearch, Bedrock, tiktoken) is still built on first use, not at import."""
+from agentmem.entrypoints.lambda_http import lambda_handler
 
-from __future__ import annotations
-
-from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import http_handler, with_metrics
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure
-
-configure()
-handler = http_handler(build_resolver(with_metrics(bootstrap())))
+handler = lambda_handler("read")

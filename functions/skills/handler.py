@@ -1,12 +1,7 @@
-"""Lambda entry point for the procedural tier's routes: functions, guidance, links, search,
-review, and Agent Skills import and export. Deployed only where the tier is switched on."""
+"""Lambda entry point of the skills function: the procedural library: functions, guidance, links,
+search, review, Agent Skills import and export. Deployed only where the tier is switched on (routes:
+agentmem.api.app)."""
 
-from __future__ import annotations
+from agentmem.entrypoints.lambda_http import lambda_handler
 
-from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import http_handler, with_metrics
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure
-
-configure()
-handler = http_handler(build_resolver(with_metrics(bootstrap())))
+handler = lambda_handler("skills")

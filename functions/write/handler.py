@@ -1,11 +1,6 @@
-"""Lambda entry point for the log API: parse, call a service, map errors (all in agentmem.api)."""
+"""Lambda entry point of the write function: the episodic log: append and page through a session's
+events, and liveness (routes: agentmem.api.app)."""
 
-from __future__ import annotations
+from agentmem.entrypoints.lambda_http import lambda_handler
 
-from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import http_handler
-from agentmem.bootstrap import bootstrap
-from agentmem.observability import configure
-
-configure()
-handler = http_handler(build_resolver(bootstrap(), semantic=False))
+handler = lambda_handler("write")

@@ -18,15 +18,10 @@ from infra.constructs.layers import Layers
 from infra.constructs.storage import Storage
 from infra.nag import acknowledge, logical_ref
 from infra.paths import FUNCTIONS_DIR
+from infra.routes import function_routes
 
 # Routes carry the /v1 version themselves, so the stage is not named after a version.
 STAGE_NAME = "prod"
-# /v1/openapi.json is the read function's (infra/constructs/read.py): only it has every route.
-WRITE_ROUTES: list[tuple[str, str]] = [
-    ("POST", "/v1/sessions/{session_id}/events"),
-    ("GET", "/v1/sessions/{session_id}/events"),
-    ("GET", "/v1/health"),
-]
 _PATH_PARAM = re.compile(r"{(\w+)}")
 
 # API Gateway's own errors (IAM denial, throttling, missing route) answer in the API's error shape too.
@@ -85,7 +80,7 @@ class Api(Construct):
             "Path parameters are validated at the edge; bodies by the Lambda, whose 422 names the bad field.",
         )
         self._add_error_responses()
-        self.add_routes(self.write_function.function, WRITE_ROUTES)
+        self.add_routes(self.write_function.function, function_routes("write"))
 
     @property
     def url(self) -> str:

@@ -25,11 +25,8 @@ from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, logical_ref
 from infra.paths import FUNCTIONS_DIR
+from infra.routes import function_routes
 
-ERASURE_ROUTES: list[tuple[str, str]] = [
-    ("DELETE", "/v1/subjects/{subject_id}"),
-    ("GET", "/v1/erasures/{erasure_id}"),
-]
 # One subject at a time; a subject with a great many events may take minutes.
 TIMEOUT = cdk.Duration.minutes(5)
 # SQS hides a message for this long while the function works on it; Lambda asks for at least the
@@ -97,7 +94,7 @@ class ErasureFunction(Construct):
         self.function.function.add_event_source(
             sources.SqsEventSource(self.queue, batch_size=1, report_batch_item_failures=True)
         )
-        self.methods = api.add_routes(self.function.function, ERASURE_ROUTES)
+        self.methods = api.add_routes(self.function.function, function_routes("erasure"))
         self.dead_letter_alarm = cloudwatch.Alarm(
             self,
             "DeadLettersAlarm",

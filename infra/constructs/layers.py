@@ -33,6 +33,16 @@ LAMBDA_UNZIPPED_LIMIT = 262_144_000
 
 PipArch = Literal["x86_64", "aarch64"]
 
+# Dev tools, kept out of the core layer: no Lambda imports them (pinned in tests/infra/test_layers.py).
+# The demo and its eval harness, the HTTP client SDK, the CLI and the local server (whose uvicorn is
+# not in the dependency layer). Paths are relative to layers/core.
+DEV_ONLY = [
+    "python/agentmem/demo",
+    "python/agentmem/client.py",
+    "python/agentmem/entrypoints/cli.py",
+    "python/agentmem/entrypoints/server",
+]
+
 
 class LayerTooLargeError(RuntimeError):
     """A bundled layer cannot fit in a Lambda function; the message names the largest packages."""
@@ -182,7 +192,8 @@ class PipLayerBundling:
 def seed_tiktoken(directory: Path) -> None:
     """Write tiktoken's encoding files, checked against tiktoken's pinned hashes, into the layer
     (mounted at /opt, so at TIKTOKEN_LAYER_DIR), exactly where tiktoken's cache looks for them."""
-    from agentmem.tokens import ENCODING_NAMES, seed
+    from agentmem.adapters.tokens import seed
+    from agentmem.ports.tokens import ENCODING_NAMES
 
     directory.mkdir(parents=True, exist_ok=True)
     for name in ENCODING_NAMES:
@@ -232,8 +243,8 @@ class Layers(Construct):
         return lambda_.LayerVersion(
             self,
             "Core",
-            description="agentmem core package (layers/core/python/agentmem)",
-            code=lambda_.Code.from_asset(str(LAYERS_DIR / "core"), exclude=ASSET_EXCLUDES),
+            description="agentmem core package (layers/core/python/agentmem), without the dev tools",
+            code=lambda_.Code.from_asset(str(LAYERS_DIR / "core"), exclude=[*ASSET_EXCLUDES, *DEV_ONLY]),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],
         )

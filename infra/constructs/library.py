@@ -21,34 +21,6 @@ from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, logical_ref
 from infra.paths import FUNCTIONS_DIR
 
-SKILL_ROUTES: list[tuple[str, str]] = [
-    ("POST", "/v1/functions"),
-    ("GET", "/v1/functions/{function_id}"),
-    ("PUT", "/v1/functions/{function_id}"),
-    ("DELETE", "/v1/functions/{function_id}"),
-    ("GET", "/v1/functions/{function_id}/closure"),
-    ("POST", "/v1/functions/{function_id}/approve"),
-    ("POST", "/v1/guidance"),
-    ("GET", "/v1/guidance/{guidance_id}"),
-    ("PUT", "/v1/guidance/{guidance_id}"),
-    ("DELETE", "/v1/guidance/{guidance_id}"),
-    ("POST", "/v1/guidance/{guidance_id}/approve"),
-    ("GET", "/v1/guidance/{guidance_id}/export"),
-    ("GET", "/v1/skills/links"),
-    ("POST", "/v1/skills/links/{guidance_id}/{function_id}/confirm"),
-    ("DELETE", "/v1/skills/links/{guidance_id}/{function_id}"),
-    ("POST", "/v1/skills/search"),
-    ("POST", "/v1/skills/review"),
-    ("POST", "/v1/skills/import"),
-]
-COMPOSE_ROUTES: list[tuple[str, str]] = [
-    ("PUT", "/v1/assets"),
-    ("GET", "/v1/assets/{asset_id}"),
-    ("DELETE", "/v1/assets/{asset_id}"),
-    ("PUT", "/v1/skills/{skill_id}"),
-    ("GET", "/v1/skills/{skill_id}"),
-    ("POST", "/v1/skills/{skill_id}/compose"),
-]
 TIMEOUT = cdk.Duration.seconds(29)  # API Gateway's integration limit
 
 

@@ -14,17 +14,8 @@ from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, logical_ref
 from infra.paths import FUNCTIONS_DIR
+from infra.routes import function_routes
 
-READ_ROUTES: list[tuple[str, str]] = [
-    ("GET", "/v1/subjects/{subject_id}/beliefs"),
-    ("GET", "/v1/subjects/{subject_id}/beliefs/{key}"),
-    ("POST", "/v1/subjects/{subject_id}/beliefs/search"),
-    ("GET", "/v1/health/deep"),
-    ("POST", "/v1/context"),
-    ("GET", "/v1/subjects/{subject_id}/export"),
-    # Served here because this function has every route: the write function's document lacks the reads.
-    ("GET", "/v1/openapi.json"),
-]
 # API Gateway gives up on an integration after 29 s; a read that takes longer has failed anyway.
 TIMEOUT = cdk.Duration.seconds(29)
 
@@ -73,4 +64,4 @@ class ReadFunction(Construct):
         )
         vectors.grant_read(self.function.role)
         models.grant_invoke(self.function.role, self.function)
-        self.methods = api.add_routes(self.function.function, READ_ROUTES)
+        self.methods = api.add_routes(self.function.function, function_routes("read"))

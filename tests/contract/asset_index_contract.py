@@ -1,4 +1,4 @@
-"""The AssetIndex contract (agentmem.compose.ports). Every adapter's test module subclasses
+"""The AssetIndex contract (agentmem.ports.catalogue). Every adapter's test module subclasses
 AssetIndexContract and provides `make_index(tenant_id)`: a factory of indexes sharing one backing
 store, so tenant isolation (and two handles of one tenant seeing each other's writes) is tested
 where it can fail.
@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 
 import pytest
 
-from agentmem.compose.ports import AssetIndex, IndexedAsset
+from agentmem.ports.catalogue import AssetIndex, IndexedAsset
 
 IndexFactory = Callable[[str], AssetIndex]
 

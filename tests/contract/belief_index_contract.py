@@ -11,8 +11,8 @@ import pytest
 
 from agentmem.errors import VersionConflictError
 from agentmem.model.beliefs import Belief, Observation, Verdict
+from agentmem.ports.semantic import BeliefIndex, BeliefStore
 from agentmem.semantic.fold import fold
-from agentmem.semantic.ports import BeliefIndex, BeliefStore
 
 StoreFactory = Callable[[str], BeliefStore]
 

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from agentmem.errors import NotFoundError
-from agentmem.ports import BlobStore
+from agentmem.ports.blobs import BlobStore
 
 
 def sha(data: bytes) -> str:

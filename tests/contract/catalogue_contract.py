@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.catalogue_rules import MAX_ASSETS_PER_WRITE, MAX_PAYLOAD_BYTES
+from agentmem.compose.catalogue_rules import MAX_ASSETS_PER_WRITE, MAX_PAYLOAD_BYTES
 from agentmem.compose.model import (
     Asset,
     AssetHeader,
@@ -19,8 +19,8 @@ from agentmem.compose.model import (
     Scope,
     StoredAsset,
 )
-from agentmem.compose.ports import Catalogue, ConversationMemory
 from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.ports.catalogue import Catalogue, ConversationMemory
 
 CatalogueFactory = Callable[[str], Catalogue]
 MemoryFactory = Callable[[str], ConversationMemory]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from agentmem.ports import CheckpointStore
+from agentmem.ports.log import CheckpointStore
 
 CheckpointFactory = Callable[[str], CheckpointStore]
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
 
 QUERY = "what is her appetite for investment risk?"
 MATCH = "Priya's risk tolerance is cautious"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from agentmem.errors import AgentMemError
-from agentmem.subjects.ports import ErasureScheduler
+from agentmem.ports.subjects import ErasureScheduler
 
 
 @dataclass

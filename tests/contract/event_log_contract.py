@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from agentmem.model.events import BlobRef, EventDraft
-from agentmem.ports import EventLog
+from agentmem.ports.log import EventLog
 
 LogFactory = Callable[[str], EventLog]
 

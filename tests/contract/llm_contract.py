@@ -31,7 +31,7 @@ from agentmem.model.beliefs import (
     Verdict,
 )
 from agentmem.model.events import BlobRef, Event
-from agentmem.semantic.ports import LLM
+from agentmem.ports.semantic import LLM
 
 FACT_TYPES = [
     FactType(key="risk_tolerance", description="How much investment risk the subject accepts."),

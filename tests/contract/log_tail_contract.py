@@ -15,7 +15,7 @@ from typing import Protocol
 
 import pytest
 
-from agentmem.ports import EventLog, LogTail
+from agentmem.ports.log import EventLog, LogTail
 from tests.contract.event_log_contract import draft
 
 

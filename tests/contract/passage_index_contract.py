@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from agentmem.model.passages import Passage, StatedFact
-from agentmem.semantic.ports import PassageIndex, PassageStore
+from agentmem.ports.semantic import PassageIndex, PassageStore
 
 StoreFactory = Callable[[str], PassageStore]
 

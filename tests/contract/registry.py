@@ -87,6 +87,8 @@ NOT_PORTS: dict[str, str] = {
     "Governed": "the header fields the access rule reads (AssetHeader and Asset have them): a "
     "structural type of the domain's own models, with no adapter",
     "_Resolver": "the private type of a name-to-id callable inside the review service",
+    "BackendFactory": "the composition root's view of a backend's factory (wiring/ports.py): what it "
+    "builds are the ports; tests/unit/test_wiring.py pins that both factories build each one",
 }
 
 # Every Bedrock adapter also passes the fault contract (tests/contract/backend_faults_contract.py).

@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from agentmem.compose.ports import Reranker
+from agentmem.ports.ranking import Reranker
 
 QUERY = "net revenue by region"
 DOCUMENTS = [

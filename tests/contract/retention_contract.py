@@ -20,8 +20,8 @@ import pytest
 
 from agentmem.model.beliefs import Observation
 from agentmem.model.events import BlobRef, Event, EventDraft
-from agentmem.ports import BlobStore
-from agentmem.semantic.ports import BeliefIndex, BeliefStore, ObservationSnapshot, RetentionSweeper
+from agentmem.ports.blobs import BlobStore
+from agentmem.ports.semantic import BeliefIndex, BeliefStore, ObservationSnapshot, RetentionSweeper
 from agentmem.semantic.projector import order_key
 from tests.contract.log_tail_contract import TailedLog
 

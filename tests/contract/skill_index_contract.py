@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from agentmem.procedural.ports import IndexedSkill, SkillIndex, SkillKey
+from agentmem.ports.procedural import IndexedSkill, SkillIndex, SkillKey
 
 IndexFactory = Callable[[str], SkillIndex]
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from agentmem.errors import ConflictError, InvalidInputError, NotFoundError
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.model import (
     MAX_IMPLEMENTATION_BYTES,
     FunctionSpec,
@@ -18,7 +19,6 @@ from agentmem.procedural.model import (
     SkillStatus,
     implementation_hash,
 )
-from agentmem.procedural.ports import SkillLibrary
 
 LibraryFactory = Callable[[str], SkillLibrary]
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import pytest
 
 from agentmem.model.events import Event
-from agentmem.procedural.review import REVIEWED_KINDS, Proposals, SkillReviewer
+from agentmem.ports.procedural import SkillReviewer
+from agentmem.procedural.model import Proposals
+from agentmem.procedural.review import REVIEWED_KINDS
 
 ADD_VAT = "def add_vat(net: float) -> float:\n    return net * 1.2\n"
 GROSS = (

@@ -14,8 +14,8 @@ from typing import cast
 
 import pytest
 
+from agentmem.ports.procedural import StampedLibrary
 from agentmem.procedural.model import Function, Guidance, SkillStatus
-from agentmem.procedural.ports import StampedLibrary
 from tests.contract.skill_library_contract import LibraryFactory, fn, guide
 
 Stamp = tuple[str, str, str, str]

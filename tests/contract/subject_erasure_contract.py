@@ -14,10 +14,10 @@ import pytest
 
 from agentmem.errors import NotFoundError, SubjectErasedError
 from agentmem.model.events import BlobRef, EventDraft
-from agentmem.ports import EventLog
+from agentmem.ports.log import EventLog
+from agentmem.ports.subjects import ErasureLedger, SubjectLog
 from agentmem.subjects.identity import subject_hash
 from agentmem.subjects.model import ErasureRecord, TierProgress
-from agentmem.subjects.ports import ErasureLedger, SubjectLog
 
 _ids = iter(range(10**9))
 _lock = threading.Lock()

@@ -16,7 +16,8 @@ from moto import mock_aws
 from agentmem.adapters.aws.dynamodb_log import DynamoDbEventLog
 from agentmem.adapters.aws.s3_blobs import S3BlobStore
 from agentmem.errors import ContentionError, NotFoundError
-from agentmem.ports import BlobStore, EventLog
+from agentmem.ports.blobs import BlobStore
+from agentmem.ports.log import EventLog
 from tests.aws_fixtures import (
     create_blob_bucket,
     create_log_table,

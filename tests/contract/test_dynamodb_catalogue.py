@@ -17,7 +17,7 @@ import pytest
 from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_catalogue import DynamoDbCatalogue, DynamoDbConversationMemory
-from agentmem.adapters.catalogue_rules import MAX_ASSETS_PER_WRITE, MAX_PAYLOAD_BYTES
+from agentmem.compose.catalogue_rules import MAX_ASSETS_PER_WRITE, MAX_PAYLOAD_BYTES
 from agentmem.errors import ContentionError, InvalidInputError
 from tests.aws_fixtures import create_log_table, serialize_moto_requests, use_fake_aws_environment
 from tests.contract.catalogue_contract import (

@@ -14,7 +14,7 @@ import pytest
 from agentmem.adapters.aws.bedrock_embedder import BedrockEmbedder
 from agentmem.adapters.local import minilm_embedder
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder, ModelFilesError
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
 from tests.bedrock_fixtures import RecordedBedrock
 from tests.contract.backend_faults_contract import BackendFaultsContract, Calls
 from tests.contract.embedder_contract import EmbedderContract

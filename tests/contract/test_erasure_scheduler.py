@@ -1,5 +1,5 @@
 """The ErasureScheduler contract for the SQS scheduler on moto. What the queue delivers is run by
-the erasure function's own entry point (api/erasure_entry.py), so the contract checks what the
+the erasure function's own entry point (entrypoints/erasure.py), so the contract checks what the
 function reads, not a copy of the message format; a recording erasure service stands in for the
 tiers. (Locally there is no scheduler: ErasureService runs an accepted erasure in the request.)"""
 
@@ -14,11 +14,11 @@ import pytest
 from moto import mock_aws
 
 from agentmem.adapters.aws.sqs_erasure_queue import SqsErasureScheduler
-from agentmem.api.erasure_entry import Handler, erasure_handler
-from agentmem.bootstrap import bootstrap
+from agentmem.entrypoints.erasure import Handler, erasure_handler
+from agentmem.ports.subjects import ErasureScheduler
 from agentmem.settings import Settings
 from agentmem.subjects.model import ErasureRecord
-from agentmem.subjects.ports import ErasureScheduler
+from agentmem.wiring import bootstrap
 from tests.aws_fixtures import use_fake_aws_environment
 from tests.conftest import FakeLambdaContext
 from tests.contract.erasure_scheduler_contract import ErasureSchedulerContract, Scheduling

@@ -10,7 +10,7 @@ import pytest
 
 from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.local.rules_llm import RulesLLM
-from agentmem.semantic.ports import LLM
+from agentmem.ports.semantic import LLM
 from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse
 from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
 from tests.contract.llm_contract import (

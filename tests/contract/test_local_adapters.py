@@ -9,7 +9,7 @@ import pytest
 from agentmem.adapters.local.blob_folder import FolderBlobStore
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.ports import BlobStore
+from agentmem.ports.blobs import BlobStore
 from tests.contract.blob_store_contract import BlobStoreContract
 from tests.contract.checkpoint_store_contract import CheckpointFactory, CheckpointStoreContract
 from tests.contract.event_log_contract import EventLogContract, LogFactory

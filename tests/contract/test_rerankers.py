@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.aws.bedrock_reranker import BedrockReranker
-from agentmem.compose.ports import Reranker
+from agentmem.ports.ranking import Reranker
 from tests.bedrock_fixtures import RecordedBedrock
 from tests.contract.backend_faults_contract import BackendFaultsContract, Calls
 from tests.contract.reranker_contract import DOCUMENTS, QUERY, RerankerContract

@@ -10,7 +10,7 @@ import pytest
 from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
 from agentmem.adapters.local.rules_reviewer import RulesSkillReviewer
-from agentmem.procedural.review import SkillReviewer
+from agentmem.ports.procedural import SkillReviewer
 from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse
 from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
 from tests.contract.skill_reviewer_contract import (

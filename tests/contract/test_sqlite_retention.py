@@ -1,6 +1,6 @@
 """The retention contracts on SQLite. AWS has neither port: DynamoDB TTL and an S3 lifecycle rule
 expire events and blobs, and the observation index, never expired, is the snapshot there
-(subjects_wiring.build_retention, build_snapshot; docs/erasure.md)."""
+(the local factory's retention_sweeper and observation_snapshot; docs/erasure.md)."""
 
 from __future__ import annotations
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.compose.eval_run import install, sample_folder
 from agentmem.compose.evaluate import load_catalogue
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.demo.eval_run import install, sample_folder
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 from tests.conftest import FakeLambdaContext
 
 Call = Callable[..., tuple[int, Any]]
@@ -66,13 +66,23 @@ def proxy_event(
     }
 
 
+def catch_up_indexes(services: Services) -> None:
+    """What the projector worker does each round for the skill and asset indexes (the beliefs
+    are left to the tests that project): after it, every write so far is searchable."""
+    for sync in services.index_syncs():
+        sync()
+
+
 @pytest.fixture
 def api(services: Services) -> Call:
-    """(status, JSON body) of one request through the real resolver; arguments as proxy_event's."""
+    """(status, JSON body) of one request through the real resolver; arguments as proxy_event's.
+    After each write the indexes catch up, as the worker would between two requests."""
     app = build_resolver(services)
 
     def call(method: str, path: str, body: Any = None, **options: Any) -> tuple[int, Any]:
         result = app.resolve(proxy_event(method, path, body, **options), FakeLambdaContext())
+        if method != "GET":
+            catch_up_indexes(services)
         return result["statusCode"], json.loads(result["body"] or "null")
 
     return call

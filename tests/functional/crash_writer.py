@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentmem.bootstrap import bootstrap
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 
 def main(argv: list[str]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
+from agentmem.wiring import Services
 from tests.conftest import FakeLambdaContext
 from tests.functional.conftest import Call, proxy_event
 

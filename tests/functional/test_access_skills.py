@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.ports.procedural import SkillLibrary
 from tests.functional.conftest import Call
 
 FUNCTION = {"function_id": "net", "name": "net_revenue", "implementation": "def net_revenue(m): ..."}
@@ -41,10 +41,10 @@ WRITES: list[tuple[str, str, Any]] = [
     ("PUT", "/v1/guidance/close", {**GUIDANCE, "title": "Rewritten"}),
     ("DELETE", "/v1/guidance/close", None),
     ("POST", "/v1/guidance/close/approve", None),
-    ("POST", "/v1/skills/links/close/net/confirm", None),
-    ("DELETE", "/v1/skills/links/close/net", None),
-    ("POST", "/v1/skills/review", {"session_id": "s1"}),
-    ("POST", "/v1/skills/import", {"zip_base64": skill_zip()}),
+    ("POST", "/v1/library/links/close/net/confirm", None),
+    ("DELETE", "/v1/library/links/close/net", None),
+    ("POST", "/v1/library/review", {"session_id": "s1"}),
+    ("POST", "/v1/library/import", {"zip_base64": skill_zip()}),
 ]
 
 
@@ -70,8 +70,8 @@ def test_library_writes_without_the_writer_role_are_403_and_change_nothing(
         ("GET", "/v1/functions/net/closure", None),
         ("GET", "/v1/guidance/close", None),
         ("GET", "/v1/guidance/close/export", None),
-        ("GET", "/v1/skills/links", None),
-        ("POST", "/v1/skills/search", {"task": "monthly net revenue"}),
+        ("GET", "/v1/library/links", None),
+        ("POST", "/v1/library/search", {"task": "monthly net revenue"}),
     ],
 )
 def test_library_reads_and_search_are_open_to_every_caller(

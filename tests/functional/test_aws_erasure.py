@@ -18,8 +18,7 @@ from opensearchpy import OpenSearch
 from agentmem.adapters.aws.dynamodb_catalogue import DynamoDbConversationMemory
 from agentmem.adapters.aws.opensearch_belief_store import OpenSearchBeliefStore
 from agentmem.adapters.local.rules_llm import RulesLLM
-from agentmem.api.erasure_entry import erasure_handler
-from agentmem.bootstrap import Services, bootstrap
+from agentmem.entrypoints.erasure import erasure_handler
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
 from agentmem.errors import NotFoundError, SubjectErasedError
 from agentmem.model.events import AppendEventRequest
@@ -27,7 +26,7 @@ from agentmem.procedural.review import ReviewRequest
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.service import SemanticService
 from agentmem.settings import Settings
-from agentmem.subjects_wiring import build_erasure_ledger
+from agentmem.wiring import Services, bootstrap
 from tests.aws_fixtures import create_blob_bucket, create_log_table, use_fake_aws_environment
 from tests.conftest import FakeLambdaContext
 from tests.unit.test_opensearch_beliefs import ACK, FakeConnection
@@ -79,10 +78,10 @@ def search() -> FakeConnection:
 
 def wire(settings: Settings, search: FakeConnection) -> Services:
     """The AWS services, with the belief index on the offline OpenSearch fake."""
-    services = bootstrap(settings)
     store = OpenSearchBeliefStore(search.client, "acme", dimensions=4)  # type: ignore[attr-defined]
+    services = bootstrap(settings, belief_store=store, llm=RulesLLM(), embedder=NoEmbedder())
     services.__dict__["semantic"] = SemanticService(
-        store, RulesLLM(), NoEmbedder(), FactTypeCatalog([]), erasures=build_erasure_ledger(settings)
+        store, RulesLLM(), NoEmbedder(), FactTypeCatalog([]), erasures=services.ports.erasure_ledger
     )
     return services
 

@@ -17,14 +17,14 @@ from agentmem.adapters.aws.dynamodb_skills import DynamoDbSkillLibrary
 from agentmem.adapters.aws.opensearch_asset_index import OpenSearchAssetIndex
 from agentmem.adapters.aws.opensearch_passage_store import OpenSearchPassageStore
 from agentmem.adapters.aws.opensearch_skill_index import OpenSearchSkillIndex
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.compose import authoring
-from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.model import Asset, ComposerSkillSpec, PutAssetsRequest
+from agentmem.demo.eval_run import sample_folder
 from agentmem.errors import ForbiddenError, NotFoundError
 from agentmem.model.events import AppendEventRequest
 from agentmem.procedural.review import ReviewRequest
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 from tests.aws_fixtures import create_blob_bucket, create_log_table, use_fake_aws_environment
 
 TABLE, BUCKET = "agentmem-acme-log", "agentmem-acme-blobs"

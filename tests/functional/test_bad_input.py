@@ -12,9 +12,9 @@ import pytest
 import urllib3
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
-from agentmem.server import LocalServer
+from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 INLINE_MAX, REQUEST_MAX = 1024, 4096
 VALID: dict[str, Any] = {
@@ -164,7 +164,7 @@ def test_valid_append_after_all_that_gets_seq_1(stack: tuple[str, Services, Path
     ("path", "body", "field"),
     [
         ("/v1/skills/metric-answering/compose", {"question": "   "}, "question"),
-        ("/v1/skills/search", {"task": " \t "}, "task"),
+        ("/v1/library/search", {"task": " \t "}, "task"),
     ],
     ids=["compose-question", "skill-search-task"],
 )

@@ -25,7 +25,7 @@ def free_port() -> int:
 
 def agentmem(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentmem.cli", *args, "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "agentmem.entrypoints.cli", *args, "--data-dir", str(data_dir)],
         capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
 
@@ -35,7 +35,7 @@ def served(tmp_path: Path) -> Iterator[tuple[MemoryClient, Path]]:
     port = free_port()
     env = {**os.environ, "AGENTMEM_PORT": str(port), "POWERTOOLS_LOG_LEVEL": "WARNING"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentmem.cli", "serve", "--data-dir", str(tmp_path / "data")],
+        [sys.executable, "-m", "agentmem.entrypoints.cli", "serve", "--data-dir", str(tmp_path / "data")],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     client = MemoryClient(f"http://127.0.0.1:{port}", retries=0)
@@ -75,9 +75,9 @@ def test_serve_projects_appended_facts_in_the_background(served: tuple[MemoryCli
 
 
 def test_project_once_then_replay_switch_generations(tmp_path: Path) -> None:
-    from agentmem.bootstrap import bootstrap
     from agentmem.model.events import AppendEventRequest
     from agentmem.settings import Settings
+    from agentmem.wiring import bootstrap
 
     data = tmp_path / "data"
     services = bootstrap(Settings(data_dir=data))
@@ -98,9 +98,9 @@ def test_project_once_then_replay_switch_generations(tmp_path: Path) -> None:
 
 
 def test_replay_of_one_subject_rebuilds_it_and_keeps_the_others(tmp_path: Path) -> None:
-    from agentmem.bootstrap import bootstrap
     from agentmem.model.events import AppendEventRequest
     from agentmem.settings import Settings
+    from agentmem.wiring import bootstrap
 
     data = tmp_path / "data"
     services = bootstrap(Settings(data_dir=data))

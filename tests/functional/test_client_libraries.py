@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
 from agentmem.client import MemoryApiError, MemoryClient
-from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import load_catalogue
 from agentmem.compose.model import Asset, ComposerSkillSpec
+from agentmem.demo.eval_run import sample_folder
+from agentmem.entrypoints.server import LocalServer
 from agentmem.procedural.model import FunctionSpec, GuidanceSpec
-from agentmem.server import LocalServer
+from agentmem.wiring import Services
+from tests.functional.conftest import catch_up_indexes
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def client(server: LocalServer) -> MemoryClient:
     return MemoryClient(server.url, local_principals="writer,analyst,finance")
 
 
-def test_authored_skills_are_found_once_approved(client: MemoryClient) -> None:
+def test_authored_skills_are_found_once_approved(client: MemoryClient, services: Services) -> None:
     net = FunctionSpec(
         function_id="net", name="net_revenue", docstring="Net revenue of a month.",
         implementation="def net_revenue(m): ...",
@@ -40,6 +41,7 @@ def test_authored_skills_are_found_once_approved(client: MemoryClient) -> None:
     assert client.search_skills("monthly net revenue").functions == []
     assert client.approve_function("net").status == "approved"
     assert client.approve_guidance("close").function_ids == ["net"]
+    catch_up_indexes(services)  # the projector worker's round, run here so the test does not race it
     found = client.search_skills("monthly net revenue", budget_tokens=300)
     assert [f.function_id for f in found.functions] == ["net"] and found.functions[0].guidance_ids == [
         "close"
@@ -58,7 +60,7 @@ def test_a_session_is_reviewed_into_drafts(client: MemoryClient) -> None:
     assert [f.function_id for f in review.functions] == ["f.s1"] and review.functions[0].status == "draft"
 
 
-def test_the_sample_catalogue_goes_in_and_a_skill_composes(client: MemoryClient) -> None:
+def test_the_sample_catalogue_goes_in_and_a_skill_composes(client: MemoryClient, services: Services) -> None:
     catalogue = load_catalogue(sample_folder())
     answer = client.put_assets(catalogue.assets)
     assert (answer.written, answer.revision) == (210, 3)  # three bulks of at most 99
@@ -67,6 +69,7 @@ def test_the_sample_catalogue_goes_in_and_a_skill_composes(client: MemoryClient)
         skill.skill_id, ComposerSkillSpec.model_validate(skill.model_dump(exclude={"skill_id"}))
     )
     assert stored.version == 1
+    catch_up_indexes(services)
     composed = client.compose("metric-answering", "How is net revenue defined?", budget_tokens=3000)
     assert composed.report.used_tokens <= 3000 and "wiki:metrics.net_revenue" in composed.markdown
     with pytest.raises(MemoryApiError) as error:

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services
 from agentmem.compose.model import Asset, ComposeRequest
-from agentmem.compose.ports import AssetIndex, IndexedAsset
 from agentmem.compose.service import GUARDRAIL_TRUNCATED, ComposerService
 from agentmem.compose.strategies import Limits
+from agentmem.ports.catalogue import AssetIndex, IndexedAsset
+from agentmem.wiring import Services
 
 RESTRICTED = "table:finance.fct_revenue_recognized"
 ANALYST = ["analyst"]
@@ -85,6 +85,7 @@ def services(sample_services: Services) -> Services:
 
 
 def ask(composer: ComposerService, question: str, skill: str = "metric-answering", **kw: Any) -> Any:
+    composer.indexer.sync()  # what the projector worker does between a write and a compose
     return composer.compose(skill, ComposeRequest(question=question, **kw), ANALYST)
 
 

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+from agentmem.adapters.tokens import count_tokens
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.client import MemoryApiError, MemoryClient
+from agentmem.entrypoints.server import LocalServer
 from agentmem.semantic.worker import ProjectorWorker
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring import Services, bootstrap
 
 CSV = "date,merchant,amount\n" + "".join(
     f"2026-01-{d % 28 + 1:02d},Grocer {d},{d * 3.5:.2f}\n" for d in range(2000)

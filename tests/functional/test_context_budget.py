@@ -10,14 +10,14 @@ from collections.abc import Iterator
 import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services, bootstrap
+from agentmem.adapters.tokens import count_tokens
 from agentmem.model.beliefs import FactInput
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import AppendEventRequest
 from agentmem.packing.engine import IDENTITY_SHARE
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring import Services, bootstrap
 
 TOPICS = [
     "favourite colour", "home city", "employer", "preferred airline", "gym", "car model", "dentist",

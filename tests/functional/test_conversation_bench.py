@@ -28,7 +28,7 @@ from conversation_score import (  # noqa: E402
 from conversation_text import Value, says  # noqa: E402
 from naive_retriever import Doc, NaiveRetriever  # noqa: E402
 
-from agentmem.tokens import count_tokens  # noqa: E402
+from agentmem.adapters.tokens import count_tokens  # noqa: E402
 
 LISBON, PORTO = Value("Lisbon", ("Lisbon",)), Value("Porto", ("Porto",))
 

@@ -25,9 +25,9 @@ from typing import IO
 
 import pytest
 
-from agentmem.bootstrap import bootstrap
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 WRITER_SCRIPT = Path(__file__).with_name("crash_writer.py")
 SESSION = "crash-session"

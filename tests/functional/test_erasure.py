@@ -9,17 +9,15 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.local.sqlite_catalogue import SqliteConversationMemory
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services
-from agentmem.cli import main
+from agentmem.entrypoints.cli import main
 from agentmem.errors import NotFoundError
 from agentmem.model.events import AppendEventRequest, Event
 from agentmem.semantic.projector import ErasureGuard
 from agentmem.semantic.replay import replay
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
-from agentmem.subjects_wiring import build_snapshot
+from agentmem.wiring import Services
 from tests.functional.conftest import Call
 
 ALICE_MARK = b"zqalicemarkerzq"
@@ -59,7 +57,10 @@ def full_replay(services: Services) -> None:
     log = services.event_log
     assert isinstance(log, SqliteEventLog)
     replay(
-        log, services.semantic, SqliteCheckpoints(log.database, "local"), snapshot=build_snapshot(services)
+        log,
+        services.semantic,
+        SqliteCheckpoints(log.database, "local"),
+        snapshot=services.ports.observation_snapshot,
     )
 
 
@@ -91,7 +92,7 @@ def two_subjects(services: Services, api: Call) -> dict[str, Event]:
     assert events["alice_shared"].blob == events["bob_shared"].blob  # one blob, by content hash
     worker(services).run_once()
     full_replay(services)
-    status, review = api("POST", "/v1/skills/review", {"session_id": "alice-s1"})
+    status, review = api("POST", "/v1/library/review", {"session_id": "alice-s1"})
     assert status == 201 and [f["function_id"] for f in review["functions"]] == ["alice_budget.alice-s1"]
     return events
 
@@ -218,7 +219,7 @@ def test_erasing_a_subject_never_seen_still_closes_its_id(services: Services, ap
 def test_conversations_named_like_its_sessions_are_forgotten(
     services: Services, two_subjects: dict[str, Event]
 ) -> None:
-    memory = SqliteConversationMemory(services.database(), "local")
+    memory = services.ports.conversation_memory
     memory.record("alice-s1", {"asset-1": "hash-1"})
     memory.record("bob-s1", {"asset-1": "hash-1"})
 

@@ -9,9 +9,9 @@ from types import ModuleType
 
 import pytest
 
-from agentmem.bootstrap import bootstrap
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 from tests.conftest import FakeLambdaContext
 from tests.functional.test_projector_handler import load_handler
 

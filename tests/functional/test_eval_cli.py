@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.cli import main
-from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import regressions
+from agentmem.demo.eval_run import sample_folder
+from agentmem.entrypoints.cli import main
 
 
 @pytest.fixture
@@ -55,9 +55,9 @@ def test_regressions_respect_the_tolerance() -> None:
 def test_reindex_rebuilds_the_asset_and_skill_indexes_from_their_stores(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentmem.bootstrap import bootstrap
     from agentmem.compose.model import Asset
     from agentmem.settings import Settings
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(Settings(data_dir=tmp_path / "data"))
     asset = Asset.model_validate(json.loads((sample_folder() / "assets.jsonl").read_text().splitlines()[0]))

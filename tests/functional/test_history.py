@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+from agentmem.adapters.tokens import count_tokens
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.client import MemoryClient
+from agentmem.entrypoints.server import LocalServer
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.semantic.replay import replay
 from agentmem.semantic.worker import ProjectorWorker, drain
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
-from agentmem.tokens import count_tokens
+from agentmem.wiring import Services, bootstrap
 
 GARDEN = "On weekends I restore an old allotment garden by the river with my neighbour."
 FILLER = [

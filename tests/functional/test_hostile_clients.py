@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
-from agentmem.server import LocalServer, ServerLimits
-from agentmem.server.local_server import HARD_BODY_CAP_FACTOR, HARD_BODY_CAP_SLACK
+from agentmem.entrypoints.server import LocalServer, ServerLimits
+from agentmem.entrypoints.server.local_server import HARD_BODY_CAP_FACTOR, HARD_BODY_CAP_SLACK
+from agentmem.wiring import Services
 from tests.functional.raw_http import HANG_SECONDS, address, chunked, exchange, read_response, request_head
 
 REQUEST_MAX = 4096

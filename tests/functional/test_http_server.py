@@ -9,12 +9,12 @@ import pytest
 import urllib3
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.client import MemoryApiError, MemoryClient
+from agentmem.entrypoints.server import LocalServer
 from agentmem.errors import BackendUnavailableError
 from agentmem.model.events import AppendOutcome, Event, EventDraft
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 
 @pytest.fixture

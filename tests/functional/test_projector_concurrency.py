@@ -6,12 +6,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agentmem.bootstrap import bootstrap
 from agentmem.errors import VersionConflictError
 from agentmem.model.beliefs import Belief, FactInput
 from agentmem.model.events import Event
-from agentmem.semantic.ports import BeliefIndex
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 
 class RacingIndex:

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
-from agentmem.bootstrap import bootstrap
+from agentmem.entrypoints.observability import logger as stream_logger
 from agentmem.semantic.health import deep_health
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 from tests.conftest import ROOT, FakeLambdaContext, load_event
 
 
@@ -197,7 +198,7 @@ def test_an_event_expired_by_ttl_leaves_the_beliefs_distilled_from_it(
     # record of a NEW_IMAGE stream carries the keys only. Beliefs survive their raw events.
     invoke(projector, load_event("stream_insert_event.json"))
     before = snapshot(projector)
-    caplog.set_level(logging.DEBUG, logger=projector.logger.name)
+    caplog.set_level(logging.DEBUG, logger=stream_logger.name)
 
     response = invoke(projector, load_event("stream_ttl_remove.json"))
 

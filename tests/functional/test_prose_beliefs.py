@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.semantic.replay import replay
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 from tests.rules_eval import SPLITS, UpdateOutcome, load, run_updates
 
 FLOOR = 0.9

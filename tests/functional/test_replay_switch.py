@@ -11,7 +11,6 @@ import pytest
 
 from agentmem.adapters.local.sqlite_belief_store import SqliteBeliefStore
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import AppendEventRequest
 from agentmem.semantic.health import PROBE_SUBJECT
@@ -19,6 +18,7 @@ from agentmem.semantic.replay import replay
 from agentmem.semantic.verify import verify
 from agentmem.semantic.worker import ProjectorWorker, checkpoint_name
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 VALUES = ("cautious", "aggressive")  # alternating: every statement is a new version
 

@@ -10,14 +10,14 @@ import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.adapters.local.sqlite_retention import SqliteObservationSnapshot, SqliteRetention, iso
-from agentmem.bootstrap import Services
-from agentmem.cli import local_worker
+from agentmem.entrypoints.cli import local_worker
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import AppendEventRequest, Event
 from agentmem.semantic.replay import replay
 from agentmem.semantic.worker import drain
 from agentmem.settings import Settings
+from agentmem.wiring import Services
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 OLD = iso(NOW - timedelta(days=45))
@@ -51,7 +51,9 @@ def log_of(services: Services) -> SqliteEventLog:
 
 
 def sweeper(services: Services) -> SqliteRetention:
-    return SqliteRetention(services.database(), "local", services.blobs, retention_days=30, now=lambda: NOW)
+    return SqliteRetention(
+        log_of(services).database, "local", services.blobs, retention_days=30, now=lambda: NOW
+    )
 
 
 def beliefs(services: Services) -> list[tuple[Belief, list[Belief]]]:
@@ -110,7 +112,7 @@ def test_a_replay_after_expiry_reproduces_the_current_beliefs(
     sweeper(services).sweep(projected(services), 1)
 
     log = log_of(services)
-    snapshot = SqliteObservationSnapshot(services.database(), "local")
+    snapshot = SqliteObservationSnapshot(log_of(services).database, "local")
     result = replay(log, services.semantic, SqliteCheckpoints(log.database, "local"), snapshot=snapshot)
 
     assert result.generation == 2
@@ -153,7 +155,7 @@ def test_the_worker_sweeps_after_it_projects(settings: Settings, services: Servi
 
 def test_an_erasure_also_removes_what_retention_kept(services: Services, history: dict[str, Event]) -> None:
     sweeper(services).sweep(projected(services), 1)
-    snapshot = SqliteObservationSnapshot(services.database(), "local")
+    snapshot = SqliteObservationSnapshot(log_of(services).database, "local")
     assert [o.subject_id for page in snapshot.pages() for o in page] == ["priya"] * 3
 
     services.erasure.erase("priya")

@@ -28,10 +28,10 @@ from schemathesis.checks import load_all_checks, not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from agentmem.api.app import OPENAPI_PATH, build_resolver
-from agentmem.bootstrap import bootstrap
+from agentmem.entrypoints.server import LocalServer
 from agentmem.semantic.health import prepare_for_writes
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 load_all_checks()
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]

@@ -14,15 +14,15 @@ import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.client import MemoryClient
+from agentmem.entrypoints.server import LocalServer
+from agentmem.ports.semantic import BeliefIndex, BeliefStore
 from agentmem.semantic.health import PROBE_FACTS, PROBE_MISSING, PROBE_SUBJECT, deep_health
-from agentmem.semantic.ports import BeliefIndex, BeliefStore
 from agentmem.semantic.replay import replay
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.worker import ProjectorWorker
-from agentmem.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 
 class Stack:

@@ -18,9 +18,15 @@ import urllib3
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
 from agentmem.client import MemoryApiError, MemoryClient
-from agentmem.server import ApiKeyConfigError, ApiKeys, LocalServer, UnsafeBindError, is_loopback_host
+from agentmem.entrypoints.server import (
+    ApiKeyConfigError,
+    ApiKeys,
+    LocalServer,
+    UnsafeBindError,
+    is_loopback_host,
+)
+from agentmem.wiring import Services
 from tests.functional.raw_http import HANG_SECONDS
 from tests.functional.test_cli import free_port
 
@@ -149,7 +155,7 @@ def test_bad_key_settings_are_refused_without_echoing_a_key(setting: str) -> Non
 
 def serve(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "agentmem.cli", "serve", *args],
+        [sys.executable, "-m", "agentmem.entrypoints.cli", "serve", *args],
         env={**os.environ, "POWERTOOLS_LOG_LEVEL": "WARNING", **env},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip

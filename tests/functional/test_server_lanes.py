@@ -15,7 +15,7 @@ import pytest
 import urllib3
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
-from agentmem.server import LocalServer, ServerLimits
+from agentmem.entrypoints.server import LocalServer, ServerLimits
 from tests.functional.raw_http import HANG_SECONDS, address, read_response, request_head
 
 

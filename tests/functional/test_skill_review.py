@@ -1,4 +1,4 @@
-"""`POST /v1/skills/review`: a session's write-ups become drafts (functions first, then guidance
+"""`POST /v1/library/review`: a session's write-ups become drafts (functions first, then guidance
 that links them by id), nothing is searchable before approval, and a second review changes nothing."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agentmem.bootstrap import Services
 from agentmem.model.events import AppendEventRequest
-from agentmem.procedural.ports import SkillLibrary
+from agentmem.ports.procedural import SkillLibrary
+from agentmem.wiring import Services
 from tests.functional.conftest import Call
 
 SESSION = "close-2026-11"
@@ -55,7 +55,7 @@ def written_up(services: Services) -> Services:
 
 
 def test_review_proposes_functions_then_guidance_linked_by_id(written_up: Services, api: Call) -> None:
-    status, body = api("POST", "/v1/skills/review", {"session_id": SESSION})
+    status, body = api("POST", "/v1/library/review", {"session_id": SESSION})
     assert status == 201
     assert body["events_read"] == 4
     ids = [f["function_id"] for f in body["functions"]]
@@ -73,13 +73,13 @@ def test_review_proposes_functions_then_guidance_linked_by_id(written_up: Servic
 
 
 def test_drafts_are_not_searchable_until_approved(written_up: Services, api: Call) -> None:
-    api("POST", "/v1/skills/review", {"session_id": SESSION})
+    api("POST", "/v1/library/review", {"session_id": SESSION})
     query = {"task": "reconcile the ledger against the bank for the month-end close"}
-    _, before = api("POST", "/v1/skills/search", query)
+    _, before = api("POST", "/v1/library/search", query)
     assert before["functions"] == [] and before["guidance"] == []
 
     assert api("POST", f"/v1/functions/reconcile_ledger.{SESSION}/approve")[0] == 200
-    _, after = api("POST", "/v1/skills/search", query)
+    _, after = api("POST", "/v1/library/search", query)
     assert [f["function_id"] for f in after["functions"]] == [f"reconcile_ledger.{SESSION}"]
     assert after["functions"][0]["closure"] == [f"normalise_amount.{SESSION}", f"reconcile_ledger.{SESSION}"]
     assert after["guidance"] == []  # still a draft
@@ -88,9 +88,9 @@ def test_drafts_are_not_searchable_until_approved(written_up: Services, api: Cal
 def test_a_second_review_writes_nothing_and_keeps_approvals(
     written_up: Services, api: Call, library: SkillLibrary
 ) -> None:
-    api("POST", "/v1/skills/review", {"session_id": SESSION})
+    api("POST", "/v1/library/review", {"session_id": SESSION})
     api("POST", f"/v1/functions/fx_rate.{SESSION}/approve")
-    status, again = api("POST", "/v1/skills/review", {"session_id": SESSION})
+    status, again = api("POST", "/v1/library/review", {"session_id": SESSION})
     assert status == 201 and again["functions"] == [] and again["guidance"] == []
     assert {n["reason"] for n in again["notes"]} == {"already in the library; left as it is"}
     assert library.get_function(f"fx_rate.{SESSION}").status == "approved"
@@ -99,7 +99,7 @@ def test_a_second_review_writes_nothing_and_keeps_approvals(
 
 def test_other_kinds_propose_nothing(services: Services, api: Call) -> None:
     append(services, 1, "message", "def looks_like_code(): pass")
-    status, body = api("POST", "/v1/skills/review", {"session_id": SESSION})
+    status, body = api("POST", "/v1/library/review", {"session_id": SESSION})
     assert (status, body["functions"], body["guidance"]) == (201, [], [])
 
 
@@ -111,7 +111,7 @@ def test_unknown_names_and_cycles_are_dropped_with_a_note(services: Services, ap
         "procedure",
         {"title": "Ping safely", "steps": ["Call ping"], "uses": ["ping", "nowhere"]},
     )
-    status, body = api("POST", "/v1/skills/review", {"session_id": SESSION})
+    status, body = api("POST", "/v1/library/review", {"session_id": SESSION})
     assert status == 201
     by_id = {f["function_id"]: f for f in body["functions"]}
     # One of the two calls closes the cycle and is dropped; the other stays.
@@ -132,5 +132,5 @@ def test_unknown_names_and_cycles_are_dropped_with_a_note(services: Services, ap
     ],
 )
 def test_bad_review_requests_name_the_field(api: Call, body: dict[str, Any], status: int, field: str) -> None:
-    got_status, got = api("POST", "/v1/skills/review", body)
+    got_status, got = api("POST", "/v1/library/review", body)
     assert (got_status, got["error"]["field"]) == (status, field)

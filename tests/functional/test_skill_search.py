@@ -1,4 +1,4 @@
-"""`POST /v1/skills/search` and `include: ["skills"]` in `POST /v1/context`, through the real
+"""`POST /v1/library/search` and `include: ["skills"]` in `POST /v1/context`, through the real
 resolver over a real SQLite library, its lazily kept index and the MiniLM embedder."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.tokens import count_tokens
+from agentmem.adapters.tokens import count_tokens
 from tests.functional.conftest import Call  # `api` calls as a writer: the library is authored first
 
 FUNCTIONS = [
@@ -45,7 +45,7 @@ def seed(api: Call, *, approve: bool = True) -> None:
 
 
 def search(api: Call, task: str, **fields: Any) -> dict[str, Any]:
-    status, body = api("POST", "/v1/skills/search", {"task": task, **fields})
+    status, body = api("POST", "/v1/library/search", {"task": task, **fields})
     assert status == 200, body
     result: dict[str, Any] = body
     return result
@@ -100,7 +100,7 @@ def test_bad_search_input_names_the_field(api: Call) -> None:
         ({"task": "x", "k": 0}, "k"),
         ({"task": "x", "budget_tokens": 50_001}, "budget_tokens"),
     ]:
-        status, error = api("POST", "/v1/skills/search", body)
+        status, error = api("POST", "/v1/library/search", body)
         assert status == 422 and field in json.dumps(error)
 
 
@@ -110,7 +110,7 @@ def test_the_api_document_states_the_cap_on_k(api: Call) -> None:
     k = document["components"]["schemas"]["SkillSearchRequest"]["properties"]["k"]
     assert (k["minimum"], k["maximum"]) == (1, 50)
     assert "1 to 50" in k["description"]
-    status, error = api("POST", "/v1/skills/search", {"task": "x", "k": 51})
+    status, error = api("POST", "/v1/library/search", {"task": "x", "k": 51})
     assert status == 422 and error["error"]["field"] == "k"
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import bootstrap
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 from tests.conftest import FakeLambdaContext
 from tests.functional.conftest import Call
 
@@ -80,7 +80,7 @@ def test_export_then_import_elsewhere_gives_the_same_library_and_links(api: Call
     assert status == 200
 
     other = resolver_call(tmp_path / "elsewhere")
-    status, imported = other("POST", "/v1/skills/import", exported)
+    status, imported = other("POST", "/v1/library/import", exported)
     assert status == 201
     assert imported["guidance"]["guidance_id"] == "close"
     assert imported["guidance"]["function_ids"] == ["total"]
@@ -90,7 +90,7 @@ def test_export_then_import_elsewhere_gives_the_same_library_and_links(api: Call
     _, original = api("GET", "/v1/functions/total")
     assert imported["functions"][1]["implementation"] == original["implementation"]
     # Importing the same folder again changes nothing.
-    again = other("POST", "/v1/skills/import", exported)
+    again = other("POST", "/v1/library/import", exported)
     assert again[1]["functions"] == imported["functions"]
 
 
@@ -103,8 +103,8 @@ def test_bad_zips_are_refused_naming_the_field(api: Call) -> None:
         ({"zip_base64": escaping}, "path"),
     ]
     for body, field in cases:
-        status, error = api("POST", "/v1/skills/import", body)
+        status, error = api("POST", "/v1/library/import", body)
         assert status == 422, (field, error)
         assert field in (error["error"]["field"] or ""), error
-    _, links = api("GET", "/v1/skills/links")
+    _, links = api("GET", "/v1/library/links")
     assert links["items"] == []

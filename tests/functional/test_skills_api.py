@@ -77,7 +77,7 @@ def test_guidance_naming_an_unknown_function_is_422_and_writes_nothing(api: Call
     assert error_field(api("POST", "/v1/guidance", guide("g", ["known", "ghost"]))) == (422, "function_ids")
     assert error_field(api("GET", "/v1/guidance/g")) == (404, "guidance_id")
     assert api("GET", "/v1/functions/known")[1]["guidance_ids"] == []
-    assert api("GET", "/v1/skills/links") == (200, NO_LINKS)
+    assert api("GET", "/v1/library/links") == (200, NO_LINKS)
 
 
 def test_dependency_cycle_and_unknown_dependency_are_422_on_depends_on(api: Call) -> None:
@@ -138,14 +138,14 @@ def test_a_changed_implementation_puts_links_under_review_until_confirmed(api: C
     api("POST", "/v1/functions", fn("f2"))
     api("POST", "/v1/guidance", guide("g1", ["f1", "f2"]))
     api("POST", "/v1/guidance", guide("g2", ["f1"]))
-    assert api("GET", "/v1/skills/links", query=REVIEW) == (200, NO_LINKS)
+    assert api("GET", "/v1/library/links", query=REVIEW) == (200, NO_LINKS)
 
     # A docstring-only rewrite keeps the hash: nothing to review.
     api("PUT", "/v1/functions/f1", fn("f1", docstring="clearer"))
-    assert api("GET", "/v1/skills/links", query=REVIEW)[1]["items"] == []
+    assert api("GET", "/v1/library/links", query=REVIEW)[1]["items"] == []
 
     api("PUT", "/v1/functions/f1", fn("f1", implementation="def f1(): return 2"))
-    status, page = api("GET", "/v1/skills/links", query=REVIEW)
+    status, page = api("GET", "/v1/library/links", query=REVIEW)
     assert status == 200
     assert page == {
         "items": [
@@ -154,21 +154,21 @@ def test_a_changed_implementation_puts_links_under_review_until_confirmed(api: C
         ],
         "next": None,
     }
-    clean = api("GET", "/v1/skills/links", query=CLEAN)[1]["items"]
+    clean = api("GET", "/v1/library/links", query=CLEAN)[1]["items"]
     assert clean == [{"guidance_id": "g1", "function_id": "f2", "needs_review": False}]
 
-    confirmed = api("POST", "/v1/skills/links/g1/f1/confirm")
+    confirmed = api("POST", "/v1/library/links/g1/f1/confirm")
     assert confirmed == (200, {"guidance_id": "g1", "function_id": "f1", "needs_review": False})
-    assert api("DELETE", "/v1/skills/links/g2/f1") == (204, None)
-    assert api("GET", "/v1/skills/links", query=REVIEW)[1]["items"] == []
+    assert api("DELETE", "/v1/library/links/g2/f1") == (204, None)
+    assert api("GET", "/v1/library/links", query=REVIEW)[1]["items"] == []
     assert api("GET", "/v1/guidance/g2")[1]["function_ids"] == []
     assert api("GET", "/v1/functions/f1")[1]["guidance_ids"] == ["g1"]
-    assert len(api("GET", "/v1/skills/links")[1]["items"]) == 2
+    assert len(api("GET", "/v1/library/links")[1]["items"]) == 2
 
-    assert error_field(api("POST", "/v1/skills/links/g2/f1/confirm")) == (404, "function_id")
-    assert error_field(api("DELETE", "/v1/skills/links/g2/f1")) == (404, "function_id")
+    assert error_field(api("POST", "/v1/library/links/g2/f1/confirm")) == (404, "function_id")
+    assert error_field(api("DELETE", "/v1/library/links/g2/f1")) == (404, "function_id")
     maybe = {"needs_review": "maybe"}
-    assert error_field(api("GET", "/v1/skills/links", query=maybe)) == (422, "needs_review")
+    assert error_field(api("GET", "/v1/library/links", query=maybe)) == (422, "needs_review")
 
 
 def test_closure_lists_dependencies_first(api: Call) -> None:
@@ -193,8 +193,8 @@ def test_closure_lists_dependencies_first(api: Call) -> None:
         ("GET", "/v1/guidance/ghost", "guidance_id"),
         ("POST", "/v1/guidance/ghost/approve", "guidance_id"),
         ("DELETE", "/v1/guidance/ghost", "guidance_id"),
-        ("POST", "/v1/skills/links/ghost/ghost/confirm", "function_id"),
-        ("DELETE", "/v1/skills/links/ghost/ghost", "function_id"),
+        ("POST", "/v1/library/links/ghost/ghost/confirm", "function_id"),
+        ("DELETE", "/v1/library/links/ghost/ghost", "function_id"),
     ],
 )
 def test_unknown_ids_are_404(api: Call, method: str, path: str, field: str) -> None:
@@ -214,9 +214,9 @@ def test_openapi_document_lists_the_skill_routes(api: Call) -> None:
         "/v1/guidance": {"post"},
         "/v1/guidance/{guidance_id}": {"get", "put", "delete"},
         "/v1/guidance/{guidance_id}/approve": {"post"},
-        "/v1/skills/links": {"get"},
-        "/v1/skills/links/{guidance_id}/{function_id}/confirm": {"post"},
-        "/v1/skills/links/{guidance_id}/{function_id}": {"delete"},
+        "/v1/library/links": {"get"},
+        "/v1/library/links/{guidance_id}/{function_id}/confirm": {"post"},
+        "/v1/library/links/{guidance_id}/{function_id}": {"delete"},
     }
     for path, methods in expected.items():
         assert path in paths, path
@@ -229,16 +229,16 @@ def test_openapi_document_lists_the_skill_routes(api: Call) -> None:
 def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
     tmp_path: Path, api_event: Callable[..., dict[str, Any]]
 ) -> None:
-    from agentmem.bootstrap import bootstrap
     from agentmem.settings import Settings
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(Settings(data_dir=tmp_path / "off", procedural_enabled=False))
     app = build_resolver(services)
     for method, path in (
         ("GET", "/v1/functions/f1"),
         ("POST", "/v1/guidance"),
-        ("POST", "/v1/skills/search"),
-        ("GET", "/v1/skills/links"),  # also the shape of the composer's GET /v1/skills/{skill_id}
+        ("POST", "/v1/library/search"),
+        ("GET", "/v1/library/links"),
     ):
         event = api_event("api_openapi.json", httpMethod=method, path=path, resource=path, body=None)
         result = app.resolve(event, FakeLambdaContext())
@@ -249,8 +249,8 @@ def test_a_deployment_that_switches_the_tier_off_answers_404_saying_so(
     procedural = (
         "/v1/functions",
         "/v1/guidance",
-        *(f"/v1/skills/{r}" for r in ("search", "review", "links", "import")),
+        *(f"/v1/library/{r}" for r in ("search", "review", "links", "import")),
     )
     assert not any(p.startswith(procedural) for p in document["paths"])
-    # The composer's authored skills share the /v1/skills prefix and stay.
+    # The composer's authored skills stay.
     assert "/v1/skills/{skill_id}/compose" in document["paths"]

@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import Services
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
 from agentmem.subjects.export import SubjectExport
-from agentmem.subjects_wiring import build_erasure_ledger, build_subject_log
+from agentmem.wiring import Services
 from tests.conftest import FakeLambdaContext
 
 Raw = Callable[..., tuple[int, dict[str, str], str]]
@@ -128,7 +127,7 @@ def test_a_cut_export_resumes_from_its_cursor_and_adds_up_to_the_whole(priya: Se
 
 def test_the_next_cursor_is_also_a_header(priya: Services, raw: Raw, monkeypatch: pytest.MonkeyPatch) -> None:
     small = SubjectExport(
-        build_subject_log(priya), build_erasure_ledger(priya.settings), priya.semantic.store.active,
+        priya.ports.subject_log, priya.ports.erasure_ledger, priya.semantic.store.active,
         priya.blobs, max_bytes=300,
     )  # fmt: skip
     monkeypatch.setitem(priya.__dict__, "subject_export", small)

@@ -13,16 +13,15 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-from agentmem.bootstrap import Services, bootstrap
 from agentmem.model.beliefs import Belief, Observation, Provenance
 from agentmem.model.events import AppendEventRequest
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fold import fold
 from agentmem.semantic.health import PROBE_SUBJECT, deep_health
-from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.verify import Report, sample, verify
 from agentmem.semantic.worker import ProjectorWorker, checkpoint_name
-from agentmem.semantic_wiring import reproducible_extraction
 from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
 
 
 class Tenant:
@@ -50,7 +49,7 @@ class Tenant:
         watermark = self.checkpoints.load(checkpoint_name(self.index.generation))
         return verify(
             self.index, self.log, watermark=watermark, fact_types=semantic.fact_types,
-            extract=reproducible_extraction(semantic), skip_subjects={PROBE_SUBJECT},
+            extract=self.services.reproducible_extraction(), skip_subjects={PROBE_SUBJECT},
         )  # fmt: skip
 
     def overwrite(self, chain: list[Belief]) -> None:
@@ -155,7 +154,7 @@ def test_events_past_the_checkpoint_and_unreproducible_extraction_are_counted_no
 
 def test_the_deep_health_sample_reports_divergences_and_stays_bounded(tenant: Tenant) -> None:
     semantic = tenant.services.semantic
-    extract = reproducible_extraction(semantic)
+    extract = tenant.services.reproducible_extraction()
     healthy = deep_health(semantic, tenant.log, extract=extract, rng=random.Random(1))
     assert healthy.status == "ok", healthy.problems
     assert healthy.consistency is not None
@@ -181,7 +180,7 @@ def test_the_deep_health_sample_reports_divergences_and_stays_bounded(tenant: Te
 
 def agentmem_verify(data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentmem.cli", "verify", "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "agentmem.entrypoints.cli", "verify", "--data-dir", str(data_dir)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 

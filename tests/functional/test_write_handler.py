@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -13,18 +16,26 @@ import pytest
 from tests.conftest import ROOT, FakeLambdaContext, load_event
 
 
-@pytest.fixture
-def handler_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    monkeypatch.setenv("AGENTMEM_BACKEND", "local")
-    monkeypatch.setenv("AGENTMEM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("AGENTMEM_TENANT_ID", "acme")
+def load_function(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(
-        "write_handler_under_test", ROOT / "functions/write/handler.py"
+        f"{name}_handler_under_test", ROOT / f"functions/{name}/handler.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def local_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTMEM_BACKEND", "local")
+    monkeypatch.setenv("AGENTMEM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENTMEM_TENANT_ID", "acme")
+
+
+@pytest.fixture
+def handler_module(local_env: None) -> ModuleType:
+    return load_function("write")
 
 
 def invoke(module: ModuleType, event: dict[str, Any]) -> tuple[int, Any]:
@@ -72,10 +83,33 @@ def test_tenant_in_body_is_refused_as_unknown_field(handler_module: ModuleType) 
     assert page["items"] == []
 
 
-def test_openapi_sample_lists_every_route(handler_module: ModuleType) -> None:
-    status, document = invoke(handler_module, load_event("api_openapi.json"))
+def test_openapi_sample_lists_every_route(local_env: None) -> None:
+    # API Gateway sends /v1/openapi.json to the read function, which documents the whole API.
+    status, document = invoke(load_function("read"), load_event("api_openapi.json"))
     assert status == 200
     assert document["openapi"].startswith("3.")
     paths = document["paths"]
     assert set(paths["/v1/sessions/{session_id}/events"]) == {"get", "post"}
     assert {"/v1/health", "/v1/openapi.json"} <= set(paths)
+
+
+HEAVY = ("numpy", "onnxruntime", "tiktoken", "opensearchpy", "tokenizers")
+APPEND_AND_LIST_MODULES = """
+import json, runpy, sys
+from tests.conftest import FakeLambdaContext, load_event
+handler = runpy.run_path("functions/write/handler.py")["handler"]
+assert handler(load_event("api_append_event.json"), FakeLambdaContext())["statusCode"] == 201
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def test_the_write_function_loads_no_model_tokenizer_or_search_client(tmp_path: Path) -> None:
+    # Its cold start is the latency of the first append: the heavy modules are for other paths.
+    env = {**os.environ, "AGENTMEM_BACKEND": "local", "AGENTMEM_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-c", APPEND_AND_LIST_MODULES],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert "agentmem" in loaded
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aws_cdk.assertions import Match
 
+from agentmem.api.app import build_resolver, openapi_document
+from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 from tests.infra.conftest import Synth, only, resource_path
 
 # Shares the session-scoped `acme` synth with test_stack.py (see the note there).
@@ -26,7 +30,7 @@ READ_ROUTES = {
     ("GET", "/v1/health/deep"),
     ("POST", "/v1/context"),
     ("GET", "/v1/subjects/{subject_id}/export"),
-    # The read function has every route, so its OpenAPI document is the complete one.
+    # Served by the read function, documenting every function's routes.
     ("GET", "/v1/openapi.json"),
 }
 ERASURE_ROUTES = {("DELETE", "/v1/subjects/{subject_id}"), ("GET", "/v1/erasures/{erasure_id}")}
@@ -39,10 +43,10 @@ SKILL_ROUTES = {
     *{(m, "/v1/guidance/{guidance_id}") for m in ("GET", "PUT", "DELETE")},
     ("POST", "/v1/guidance/{guidance_id}/approve"),
     ("GET", "/v1/guidance/{guidance_id}/export"),
-    ("GET", "/v1/skills/links"),
-    ("POST", "/v1/skills/links/{guidance_id}/{function_id}/confirm"),
-    ("DELETE", "/v1/skills/links/{guidance_id}/{function_id}"),
-    *{("POST", f"/v1/skills/{verb}") for verb in ("search", "review", "import")},
+    ("GET", "/v1/library/links"),
+    ("POST", "/v1/library/links/{guidance_id}/{function_id}/confirm"),
+    ("DELETE", "/v1/library/links/{guidance_id}/{function_id}"),
+    *{("POST", f"/v1/library/{verb}") for verb in ("search", "review", "import")},
 }
 COMPOSE_ROUTES = {
     ("PUT", "/v1/assets"),
@@ -96,6 +100,20 @@ def test_api_exposes_exactly_each_functions_routes_as_lambda_proxies(acme: Synth
         compose_id: COMPOSE_ROUTES,
         erasure_id: ERASURE_ROUTES,
     }
+
+
+def test_the_deployed_routes_are_every_route_of_the_resolvers_openapi_document(
+    acme: Synth, tmp_path: Path
+) -> None:
+    """One route table: what API Gateway routes is what the code serves and documents."""
+    resources = acme.template.to_json()["Resources"]
+    deployed = {
+        (m["Properties"]["HttpMethod"], resource_path(resources, m["Properties"]["ResourceId"]["Ref"]))
+        for m in acme.resources("AWS::ApiGateway::Method").values()
+    }
+    document = openapi_document(build_resolver(bootstrap(Settings(data_dir=tmp_path))))
+    documented = {(method.upper(), path) for path, item in document["paths"].items() for method in item}
+    assert deployed == documented
 
 
 def _function_of(uri: dict[str, Any]) -> str:

@@ -126,7 +126,7 @@ def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(d
     procedural = (
         "/v1/functions",
         "/v1/guidance",
-        *(f"/v1/skills/{v}" for v in ("search", "review", "links", "import")),
+        *(f"/v1/library/{v}" for v in ("search", "review", "links", "import")),
     )
     assert not [p for p in paths if p.startswith(procedural)]
     assert "/v1/skills/{skill_id}/compose" in paths  # the composer stays

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from aws_cdk import aws_lambda as lambda_
 
 from infra.constructs.layers import (
+    DEV_ONLY,
     RUNTIME_PROVIDED,
     LayerTooLargeError,
     PipLayerBundling,
@@ -17,6 +19,8 @@ from infra.constructs.layers import (
     pip_install_argv,
     prune_distributions,
 )
+from tests.conftest import ROOT
+from tests.infra.conftest import Synth
 
 
 def _option_values(argv: list[str], option: str) -> list[str]:
@@ -113,3 +117,54 @@ def test_a_layer_over_the_lambda_size_limit_fails_with_its_largest_packages(tmp_
         LayerTooLargeError, match=r"3 MB unzipped; Lambda allows 2 MB .* Largest: bigpkg 3 MB"
     ):
         check_layer_size(tmp_path, limit=2_000_000)
+
+
+SHIPPED = ROOT / "layers/core"
+
+
+def _dev_only_modules() -> set[str]:
+    return {path.removeprefix("python/").removesuffix(".py").replace("/", ".") for path in DEV_ONLY}
+
+
+def _is_dev_only(module: str) -> bool:
+    return any(module == dev or module.startswith(dev + ".") for dev in _dev_only_modules())
+
+
+def test_no_module_the_layer_ships_imports_a_dev_tool() -> None:
+    """The core layer leaves the demo, the eval harness, the client, the CLI and the local server
+    out, so nothing it ships may import them, even lazily inside a function."""
+    offenders = []
+    for path in sorted((SHIPPED / "python/agentmem").rglob("*.py")):
+        module = ".".join(path.relative_to(SHIPPED / "python").with_suffix("").parts).removesuffix(
+            ".__init__"
+        )
+        if _is_dev_only(module):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [f"{module} imports {name}" for name in names if _is_dev_only(name)]
+    assert offenders == []
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("infra")
+def test_the_core_layer_asset_leaves_the_dev_tools_out(acme: Synth) -> None:
+    (layer,) = [
+        r
+        for r in acme.resources("AWS::Lambda::LayerVersion").values()
+        if "core package" in r["Properties"].get("Description", "")
+    ]
+    # The staged asset directory is named after the asset hash the layer's S3 key carries.
+    staged = acme.outdir / f"asset.{layer['Properties']['Content']['S3Key'].removesuffix('.zip')}"
+    shipped = {str(p.relative_to(staged)) for p in staged.rglob("*")}
+    assert "python/agentmem/wiring/bootstrap.py" in shipped
+    assert "python/agentmem/entrypoints/lambda_http.py" in shipped
+    assert not [p for p in shipped if any(p == d or p.startswith(d + "/") for d in DEV_ONLY)]
+    # ...while the dev install still has them.
+    assert all((SHIPPED / path).exists() for path in DEV_ONLY)

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.local.blob_folder import FolderBlobStore
+from agentmem.adapters.tokens import count_tokens
 from agentmem.compose.model import StoredAsset
 from agentmem.compose.render import AssetRenderer, Offload
 from agentmem.compose.templates import RenderEvents, TemplateRegistry
-from agentmem.tokens import count_tokens
 
 
 def asset(kind: str, payload: dict[str, Any], body: str = "Orders placed. One row per order.") -> StoredAsset:

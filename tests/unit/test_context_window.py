@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.local.blob_folder import FolderBlobStore
+from agentmem.adapters.tokens import count_tokens
 from agentmem.context.service import ContextService
 from agentmem.context.session_window import SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import AppendOutcome, Event, EventDraft
+from agentmem.ports.tokens import EncodingName
 from agentmem.semantic.service import SemanticService
-from agentmem.tokens import EncodingName, count_tokens
 
 
 class CountingLog:

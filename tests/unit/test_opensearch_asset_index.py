@@ -15,8 +15,8 @@ from opensearchpy.exceptions import ConnectionError, ConnectionTimeout
 from agentmem.adapters.aws import opensearch_asset_index, opensearch_asset_queries
 from agentmem.adapters.aws.opensearch_asset_index import KTH_TIE_MARGIN, OpenSearchAssetIndex
 from agentmem.adapters.aws.opensearch_asset_queries import any_of
-from agentmem.compose.ports import IndexedAsset
 from agentmem.errors import AgentMemError, BackendUnavailableError, NotFoundError
+from agentmem.ports.catalogue import IndexedAsset
 from tests.unit.test_opensearch_beliefs import FakeConnection, Reply, Request, answer
 
 INDEX = "agentmem-assets"

@@ -14,7 +14,7 @@ from opensearchpy.exceptions import ConnectionError, ConnectionTimeout
 from agentmem.adapters.aws import opensearch_skill_index
 from agentmem.adapters.aws.opensearch_skill_index import OpenSearchSkillIndex
 from agentmem.errors import AgentMemError, BackendUnavailableError, NotFoundError
-from agentmem.procedural.ports import IndexedSkill, SkillKey
+from agentmem.ports.procedural import IndexedSkill, SkillKey
 from tests.unit.test_opensearch_beliefs import FakeConnection, Reply, Request, answer
 
 INDEX = "agentmem-skills"

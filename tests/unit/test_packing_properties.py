@@ -7,11 +7,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentmem.adapters.tokens import count_tokens
 from agentmem.packing.admission import waterfill
 from agentmem.packing.costs import DocumentCosts, rank
 from agentmem.packing.engine import IDENTITY_SHARE, pack, render
 from agentmem.packing.model import Candidate, Packed, Placed, Section
-from agentmem.tokens import count_tokens
 
 SECTIONS = [Section("semantic", "What is known"), Section("episodic", "This session")]
 TITLE = "Context for planner"

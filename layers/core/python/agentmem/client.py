@@ -215,12 +215,12 @@ class MemoryClient:
         body: dict[str, Any] = {"task": task, "k": k}
         if budget_tokens is not None:
             body["budget_tokens"] = budget_tokens
-        return SkillSearchResponse.model_validate(self.request("POST", "/v1/skills/search", body))
+        return SkillSearchResponse.model_validate(self.request("POST", "/v1/library/search", body))
 
     def review_session(self, session_id: str) -> ReviewResponse:
         """Draft skills proposed from the session's write-ups; nothing is searchable until approved."""
         return ReviewResponse.model_validate(
-            self.request("POST", "/v1/skills/review", {"session_id": session_id})
+            self.request("POST", "/v1/library/review", {"session_id": session_id})
         )
 
     # -- composer -----------------------------------------------------------------------------

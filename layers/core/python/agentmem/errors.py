@@ -85,3 +85,10 @@ class VersionConflictError(AgentMemError):
     """A compare-and-set write lost to a concurrent writer; re-read and retry."""
 
     code = "version_conflict"
+
+
+class UnsupportedOnBackendError(AgentMemError):
+    """The configured backend has no such port: e.g. tailing the log, which on AWS is the
+    DynamoDB stream's job, not a process's."""
+
+    code = "unsupported_on_backend"

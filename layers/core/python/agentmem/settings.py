@@ -104,11 +104,6 @@ class Settings(BaseModel):
     # its authorizer context names a `role`: a comma list or a JSON list (docs/access.md).
     writer_principals: Annotated[tuple[Identifier, ...], BeforeValidator(_principal_list)] = ("writer",)
 
-    @property
-    def llm_choice(self) -> Literal["rules", "bedrock"]:
-        """The LLM port's adapter: as set, else Bedrock on AWS and the rules locally."""
-        return self.llm or ("bedrock" if self.backend == "aws" else "rules")
-
     def declared_fact_types(self) -> list[FactType]:
         if self.fact_types is None:
             return list(DEFAULT_FACT_TYPES)

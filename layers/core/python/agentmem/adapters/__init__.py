@@ -1,1 +1,2 @@
-"""Backend adapters. Only bootstrap imports these; the domain sees the ports."""
+"""Backend adapters, built by each backend's factory (local/factory.py, aws/factory.py), which only
+agentmem.wiring calls. The domain sees the ports (agentmem.ports)."""

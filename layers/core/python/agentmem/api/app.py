@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, get_args
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
@@ -16,7 +16,7 @@ from agentmem.api.errors import register_error_handlers
 from agentmem.api.json_body import parse_json_body
 from agentmem.api.principals import CallerRules
 from agentmem.api.routes.episodic import episodic_router
-from agentmem.bootstrap import Services
+from agentmem.wiring import Services
 
 OPENAPI_PATH = "/v1/openapi.json"
 
@@ -78,40 +78,14 @@ def refuse_non_json(event: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemResolver:
-    """All routes; the write Lambda passes `semantic=False` so its cold start never loads the
-    routes of the other tiers (their handlers import nothing heavy, but needn't exist there)."""
-    app = AgentMemResolver(enable_validation=True, json_body_deserializer=parse_json_body)
-    callers = CallerRules.from_settings(services.settings)
-    register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
-    app.include_router(episodic_router(services))
-    if semantic:
-        from agentmem.api.routes.beliefs import beliefs_router
-        from agentmem.api.routes.context import context_router
-        from agentmem.api.routes.health import health_router
-        from agentmem.api.routes.subjects import subjects_router
+FunctionName = Literal["write", "read", "skills", "compose", "erasure"]
+"""The HTTP Lambda functions; API Gateway sends each exactly the routes its resolver registers
+(infra derives the routes from `routes_of`)."""
+FUNCTIONS: tuple[FunctionName, ...] = get_args(FunctionName)
 
-        app.include_router(beliefs_router(services))
-        app.include_router(subjects_router(services, callers))
-        app.include_router(context_router(services))
-        app.include_router(health_router(services))
-        if services.settings.procedural_enabled:
-            from agentmem.api.routes.skill_transfer import skill_transfer_router
-            from agentmem.api.routes.skills import skills_router
 
-            app.include_router(skills_router(lambda: services.skills, lambda: services.skill_search, callers))
-            app.include_router(
-                skill_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
-            )
-        from agentmem.api.routes.compose import compose_router
-
-        app.include_router(
-            compose_router(
-                lambda: services.composer,
-                callers,
-                procedural_enabled=services.settings.procedural_enabled,
-            )
-        )
+def _write_routes(app: AgentMemResolver, services: Services) -> None:
+    app.include_router(episodic_router(lambda: services.episodic))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:
@@ -123,11 +97,87 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
             "tenant": settings.tenant_id,
         }
 
+
+def _read_routes(app: AgentMemResolver, services: Services) -> None:
+    from agentmem.api.routes.beliefs import beliefs_router
+    from agentmem.api.routes.context import context_router
+    from agentmem.api.routes.health import health_router
+    from agentmem.api.routes.subjects import export_router
+    from agentmem.semantic.health import deep_health
+
+    app.include_router(beliefs_router(lambda: services.semantic))
+    app.include_router(context_router(lambda: services.context))
+    callers = CallerRules.from_settings(services.settings)
+    app.include_router(export_router(lambda: services.subject_export, callers))
+    app.include_router(
+        health_router(
+            lambda: deep_health(
+                services.semantic, services.event_log, extract=services.reproducible_extraction()
+            )
+        )
+    )
+
+    document: dict[str, Any] = {}
+
     @app.get(OPENAPI_PATH, summary="This API's OpenAPI document", tags=["ops"])
     def openapi() -> dict[str, Any]:
-        return openapi_document(app)
+        # The whole API's, not only this function's routes: built on the first request.
+        if not document:
+            document.update(openapi_document(build_resolver(services)))
+        return document
 
+
+def _skills_routes(app: AgentMemResolver, services: Services) -> None:
+    if not services.settings.procedural_enabled:
+        return
+    from agentmem.api.routes.library import library_router
+    from agentmem.api.routes.library_transfer import library_transfer_router
+
+    callers = CallerRules.from_settings(services.settings)
+    app.include_router(library_router(lambda: services.skills, lambda: services.skill_search, callers))
+    app.include_router(
+        library_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
+    )
+
+
+def _compose_routes(app: AgentMemResolver, services: Services) -> None:
+    from agentmem.api.routes.compose import compose_router
+
+    callers = CallerRules.from_settings(services.settings)
+    app.include_router(compose_router(lambda: services.composer, callers))
+
+
+def _erasure_routes(app: AgentMemResolver, services: Services) -> None:
+    from agentmem.api.routes.subjects import erasure_router
+
+    callers = CallerRules.from_settings(services.settings)
+    app.include_router(erasure_router(lambda: services.erasure, callers))
+
+
+_ROUTES: dict[FunctionName, Callable[[AgentMemResolver, Services], None]] = {
+    "write": _write_routes,
+    "read": _read_routes,
+    "skills": _skills_routes,
+    "compose": _compose_routes,
+    "erasure": _erasure_routes,
+}
+
+
+def build_resolver(services: Services, *, function: FunctionName | None = None) -> AgentMemResolver:
+    """The routes of one Lambda `function`, or every route (the local server, tests). A function's
+    resolver registers only its own routes, so its cold start never loads the others' modules."""
+    app = AgentMemResolver(enable_validation=True, json_body_deserializer=parse_json_body)
+    register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
+    for name in FUNCTIONS if function is None else (function,):
+        _ROUTES[name](app, services)
     return app
+
+
+def routes_of(function: FunctionName, services: Services) -> list[tuple[str, str]]:
+    """(HTTP method, path) of every route `function` serves, as API Gateway names them
+    (`/v1/functions/{function_id}`): the one route table infra builds the REST API from."""
+    paths: dict[str, dict[str, Any]] = openapi_document(build_resolver(services, function=function))["paths"]
+    return sorted((method.upper(), path) for path, methods in paths.items() for method in methods)
 
 
 def openapi_document(app: APIGatewayRestResolver) -> dict[str, Any]:

@@ -107,7 +107,7 @@ def _status_of(error: errors.AgentMemError) -> HTTPStatus:
     return HTTPStatus.INTERNAL_SERVER_ERROR
 
 
-PROCEDURAL_PREFIXES = ("/v1/functions", "/v1/guidance", "/v1/skills")
+PROCEDURAL_PREFIXES = ("/v1/functions", "/v1/guidance", "/v1/library")
 
 
 def register_error_handlers(app: APIGatewayRestResolver, *, procedural_enabled: bool = True) -> None:

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from agentmem.access import Caller, check_asset_write, may_read, require_writer
 from agentmem.compose.catalogue_view import CatalogueView
-from agentmem.compose.model import RESERVED_SKILL_IDS, ComposerSkill, ComposerSkillSpec, PutAssetsRequest
-from agentmem.compose.ports import Catalogue
+from agentmem.compose.model import ComposerSkill, ComposerSkillSpec, PutAssetsRequest
 from agentmem.compose.scope import validate_scope
-from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.errors import NotFoundError
+from agentmem.ports.catalogue import Catalogue
 
 
 def put_skill(catalogue: Catalogue, skill_id: str, spec: ComposerSkillSpec) -> ComposerSkill:
-    """Validate the scope (malformed globs, no rules) and the id, then store a new version."""
-    if skill_id in RESERVED_SKILL_IDS:
-        raise InvalidInputError(
-            f"skill id {skill_id!r} is reserved for /v1/skills/{skill_id} of the procedural tier",
-            field="skill_id",
-        )
+    """Validate the scope (malformed globs, no rules), then store a new version."""
     validate_scope(spec.scope)
     return catalogue.put_skill(skill_id, spec)
 

@@ -1,8 +1,9 @@
 """Keeping the asset index a projection of the catalogue.
 
-Locally the composer syncs before each compose: one revision read when nothing changed, else a
-stamp comparison (asset id -> change_seq) and one batch embedding of what changed. On AWS the
-stream projector calls `sync_ids` with the assets a batch touched, and a replay calls `rebuild`.
+Locally the projector worker syncs each round, never a compose: one revision read when nothing
+changed, else a stamp comparison (asset id -> change_seq) and one batch embedding of what
+changed. On AWS the stream projector calls `sync_ids` with the assets a batch touched, and a
+replay calls `rebuild`.
 Deprecated assets stay indexed (the scope drops them), so un-deprecating needs no re-embedding."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentmem.compose.model import StoredAsset
-from agentmem.compose.ports import AssetIndex, Catalogue, IndexedAsset
-from agentmem.ports import Embedder
+from agentmem.ports.catalogue import AssetIndex, Catalogue, IndexedAsset
+from agentmem.ports.embedding import Embedder
 
 MAX_TEXT_CHARS = 20_000
 EMBED_BATCH = 256

@@ -7,26 +7,11 @@ Calls run at temperature 0 with a fixed seed where the model accepts one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion
+from agentmem.ports.ranking import Document, RelevanceModel
 
 CHUNK_TOKENS = 15_000
-Document = tuple[str, str]
-"""(asset id, short text)."""
-
-
-class RelevanceModel(Protocol):
-    """Adapters: Bedrock Converse with a JSON schema. Ids a model returns that were not given are
-    ignored, so an answer can only narrow or order what it was shown."""
-
-    def relevant(self, question: str, documents: Sequence[Document]) -> list[str]:
-        """Ids of the documents that help answer the question, in the order given."""
-        ...
-
-    def rank(self, question: str, documents: Sequence[Document]) -> list[str]:
-        """Ids of the documents, most useful first."""
-        ...
 
 
 def chunks(

@@ -23,8 +23,6 @@ BUDGET_CEILING = 50_000
 MAX_DEPTH = 12
 SEGMENT = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 LEVEL_NAMES = ("integration", "selection", "object", "detail")
-RESERVED_SKILL_IDS = frozenset({"search", "review", "links", "import"})
-"""Sub-routes of `/v1/skills/` that belong to the procedural tier."""
 
 
 def _valid_path(path: str) -> str:
@@ -43,10 +41,6 @@ AssetPath = Annotated[str, StringConstraints(min_length=1, max_length=1024), Aft
 def level_of(path: str) -> str:
     """integration, selection, object or detail, by depth."""
     return LEVEL_NAMES[min(path.count("/"), len(LEVEL_NAMES) - 1)]
-
-
-def parent_of(path: str) -> str | None:
-    return path.rsplit("/", 1)[0] if "/" in path else None
 
 
 class Asset(BaseModel):

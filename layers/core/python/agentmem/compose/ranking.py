@@ -17,11 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from agentmem.compose.indexing import embedding_text
-from agentmem.compose.llm_ranking import RelevanceModel, llm_filter, llm_rank
-from agentmem.compose.ports import AssetIndex, Reranker
+from agentmem.compose.llm_ranking import llm_filter, llm_rank
 from agentmem.compose.report import DroppedAsset
 from agentmem.compose.strategies import Retrieval
 from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion
+from agentmem.ports.catalogue import AssetIndex
+from agentmem.ports.ranking import RelevanceModel, Reranker
 
 HANDFUL = 25
 HUNDREDS = 1000

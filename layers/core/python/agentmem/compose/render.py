@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from agentmem.compose.model import StoredAsset
 from agentmem.compose.templates import RenderEvents, TemplateRegistry
-from agentmem.ports import BlobStore
+from agentmem.ports.blobs import BlobStore
 
 OFFLOAD_SHARE = 4  # a payload over budget / OFFLOAD_SHARE tokens is offloaded
 OFFLOAD_FLOOR = 400  # ... and never one under this many tokens

@@ -20,13 +20,13 @@ from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.indexing import AssetIndexer
 from agentmem.compose.layout import Layout
 from agentmem.compose.model import AssetHeader, ComposeRequest, ComposerSkill, StoredAsset
-from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory
 from agentmem.compose.ranking import Ranked, Rankers, rank_candidates
 from agentmem.compose.report import ComposeReport, ComposeResponse, DroppedAsset, ScopeReport, StrategyReport
 from agentmem.compose.scope import ScopeFilter, resolve_scope, visible_count
 from agentmem.compose.strategies import Limits, Retrieval, StrategyGraph, StrategyRun
 from agentmem.errors import NotFoundError
-from agentmem.ports import Embedder
+from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
+from agentmem.ports.embedding import Embedder
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,6 @@ class ComposerService:
         *,
         rankers: Rankers | None = None,
         limits: Limits | None = None,
-        sync_on_compose: bool = True,
         metric: MetricSink | None = None,
     ) -> None:
         self.catalogue = catalogue
@@ -57,7 +56,6 @@ class ComposerService:
         self._rankers = rankers or Rankers()
         self._graph = StrategyGraph(index, limits)
         self.indexer = AssetIndexer(catalogue, index, embedder)
-        self._sync_on_compose = sync_on_compose
         self._metric = metric or (lambda name, value: None)
         self._views: Lru[CatalogueView] = Lru(2)
         self._scopes: Lru[ScopeFilter] = Lru(256)
@@ -107,8 +105,6 @@ class ComposerService:
         skill = self.skill(skill_id)
         budget = request.budget_tokens or skill.budget_tokens
         caller = Caller.of(principals)
-        if self._sync_on_compose:
-            self.indexer.sync()
         view = self.view()
         scope, scope_cached = self.scope_of(skill, view)
         visible = view.readable(caller)  # along the hierarchy; deprecated ones are out of scope

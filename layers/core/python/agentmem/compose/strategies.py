@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.indexing import searchable_text
 from agentmem.compose.model import StoredAsset
-from agentmem.compose.ports import AssetIndex
 from agentmem.compose.scope import ScopeFilter
 from agentmem.packing.fusion import STOP_WORDS
+from agentmem.ports.catalogue import AssetIndex
 
 OBJECT_DEPTH = 3
 

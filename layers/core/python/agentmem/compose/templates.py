@@ -54,10 +54,6 @@ class RenderEvents:
     shadow_mismatches: list[dict[str, str]] = field(default_factory=list)
 
 
-def _indent(text: str) -> str:
-    return "\n".join(f"  {line}" if line else "" for line in text.splitlines())
-
-
 def _fence(text: str, language: str = "") -> str:
     fence = "````" if "```" in text else "```"
     return f"{fence}{language}\n{text.rstrip()}\n{fence}"

@@ -16,8 +16,8 @@ from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit, StatedFact
 from agentmem.packing.fusion import keyword_gate, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped
+from agentmem.ports.semantic import BeliefIndex, PassageIndex
 from agentmem.semantic.fold import sessions_of_last_run
-from agentmem.semantic.ports import BeliefIndex, PassageIndex
 
 SEARCH_K = 40
 # A passage line costs about 30-50 tokens: a big budget can place more than 40 of them, and the

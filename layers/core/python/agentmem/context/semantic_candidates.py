@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.packing.fusion import reciprocal_rank_fusion
 from agentmem.packing.model import Candidate
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fold import sessions_of_last_run
-from agentmem.semantic.ports import BeliefIndex
 
 SEARCH_K = 30
 # The vector ranker understands paraphrase; BM25 only rewards shared words, so it counts less.

@@ -29,10 +29,10 @@ from agentmem.model.context import (
 from agentmem.model.events import Event
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
-from agentmem.ports import EventLog
+from agentmem.ports.log import EventLog
+from agentmem.ports.tokens import EncodingName
 from agentmem.procedural.search import SkillSearch
 from agentmem.semantic.service import SemanticService
-from agentmem.tokens import EncodingName
 
 TokenCounter = Callable[[str, EncodingName], int]
 

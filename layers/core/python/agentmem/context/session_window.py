@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from agentmem.context.text import event_text, shingle_set, words
 from agentmem.model.events import Event
-from agentmem.ports import EventLog
+from agentmem.ports.log import EventLog
 
 WINDOW_EVENTS = 500
 MAX_CACHED_EVENTS = 20_000

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from agentmem.tokens import EncodingName
+from agentmem.ports.tokens import EncodingName
 
 TokenCounter = Callable[[str, EncodingName], int]
 MAX_ENTRIES = 100_000

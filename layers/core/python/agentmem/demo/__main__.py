@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentmem.api.app import build_resolver
-from agentmem.bootstrap import bootstrap
-from agentmem.cli import local_worker
 from agentmem.client import MemoryClient
 from agentmem.demo.agents import TEAM, Agent
 from agentmem.demo.composer import show as show_composer
 from agentmem.demo.runner import PROMPT_BUDGET, Run, fresh_data_dir, run_sessions
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
-from agentmem.server import LocalServer
+from agentmem.entrypoints.cli import local_worker
+from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
 
 FLAG_IN_COMPLIANCE = "changed from cautious (priya-s1) to aggressive (priya-s2)"
 
@@ -175,7 +175,7 @@ def run(data_dir: Path, sessions: int) -> None:
         print(f"\nand what it wrote:\n{review}")
 
         section("The composer: an authored skill answered from live knowledge, as an analyst")
-        show_composer(server.url)
+        show_composer(server.url, worker.run_once)
     print(f"\ndone in {time.perf_counter() - started:.1f} s")
 
 

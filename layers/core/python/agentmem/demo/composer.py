@@ -7,12 +7,13 @@ publishes for, since a writer may write only what it can read; the question is a
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from agentmem.client import MemoryClient
-from agentmem.compose.eval_run import sample_folder
 from agentmem.compose.evaluate import load_catalogue, load_dataset
 from agentmem.compose.layout import CONTENT_LEVELS
 from agentmem.compose.model import ComposerSkillSpec
+from agentmem.demo.eval_run import sample_folder
 
 BUDGET = 2500
 QUESTION_ID = "q01"
@@ -35,10 +36,13 @@ PUBLISHER_PRINCIPALS = "writer,analyst,finance"
 ANALYST_PRINCIPALS = "analyst"
 
 
-def show(base_url: str) -> None:
+def show(base_url: str, catch_up: Callable[[], object]) -> None:
+    """`catch_up` runs one round of the projector worker: the demo steps it by hand, as it does for
+    the beliefs between sessions, so the asset index holds the catalogue before the question."""
     # The guardrail's warning line is described below instead of interleaved with the output.
     logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
     assets, skills = load(MemoryClient(base_url, local_principals=PUBLISHER_PRINCIPALS))
+    catch_up()
     client = MemoryClient(base_url, local_principals=ANALYST_PRINCIPALS)
     question = next(q for q in load_dataset(sample_folder() / "golden.jsonl") if q.question_id == QUESTION_ID)
     print(f"{assets} assets and {skills} skills loaded; skill {question.skill_id}, {BUDGET:,} tokens:")

@@ -59,9 +59,6 @@ class Context:
                     out.append((key, change.group("note")))
         return out
 
-    def flagged_lines(self) -> list[str]:
-        return [line for line in self.markdown.splitlines() if "⚠" in line]
-
     def risk(self) -> str | None:
         for line in self.lines("risk_tolerance"):
             now = current(line).lower()

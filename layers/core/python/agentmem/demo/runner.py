@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentmem.adapters.tokens import count_tokens
 from agentmem.client import MemoryApiError, MemoryClient
 from agentmem.demo.agents import TEAM, Agent, Desk, Output
 from agentmem.demo.reading import Context
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
-from agentmem.tokens import count_tokens
 
 PROMPT_BUDGET = 1500  # tokens for one agent's whole by-reference prompt: instruction + context
 Progress = Callable[[SessionPlan, int, Agent], None]

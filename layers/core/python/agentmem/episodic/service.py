@@ -21,7 +21,8 @@ from agentmem.model.events import (
     EventPage,
     encode_content,
 )
-from agentmem.ports import BlobStore, EventLog
+from agentmem.ports.blobs import BlobStore
+from agentmem.ports.log import EventLog
 
 logger = logging.getLogger(__name__)
 

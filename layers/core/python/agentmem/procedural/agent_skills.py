@@ -29,6 +29,7 @@ import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.agent_skills_read import (
     DEF_LINE,
     EXTENSION_BY_LANGUAGE,
@@ -50,7 +51,6 @@ from agentmem.procedural.model import (
     GuidanceSpec,
     SkillStatus,
 )
-from agentmem.procedural.ports import SkillLibrary
 
 
 def _def_header(text: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -121,3 +121,31 @@ class Link(BaseModel):
     guidance_id: str
     function_id: str
     needs_review: bool = False
+
+
+class ProposedFunction(BaseModel):
+    """A function as the reviewer found it in the log: named, with the names it calls."""
+
+    name: str = Field(min_length=1, max_length=200)
+    signature: str = ""
+    docstring: str = ""
+    implementation: str = Field(min_length=1)
+    language: str = "python"
+    calls: list[str] = Field(default_factory=list, description="Names (or library ids) it depends on.")
+    tags: list[str] = Field(default_factory=list)
+    source_seq: int = Field(ge=1, description="The event it came from.")
+
+
+class ProposedGuidance(BaseModel):
+    """A written-up procedure: markdown that uses functions by name."""
+
+    title: str = Field(min_length=1, max_length=500)
+    content: str = ""
+    uses: list[str] = Field(default_factory=list, description="Names (or library ids) of functions.")
+    tags: list[str] = Field(default_factory=list)
+    source_seq: int = Field(ge=1)
+
+
+class Proposals(BaseModel):
+    functions: list[ProposedFunction] = Field(default_factory=list)
+    guidance: list[ProposedGuidance] = Field(default_factory=list)

@@ -27,54 +27,21 @@ from agentmem.episodic.service import EpisodicService
 from agentmem.errors import InvalidInputError, NotFoundError
 from agentmem.model.common import Identifier
 from agentmem.model.events import Event
+from agentmem.ports.procedural import SkillLibrary, SkillReviewer
 from agentmem.procedural.model import (
     Function,
     FunctionSpec,
     Guidance,
     GuidanceSpec,
+    ProposedFunction,
+    ProposedGuidance,
     SkillStatus,
 )
-from agentmem.procedural.ports import SkillLibrary
 
 REVIEWED_KINDS = frozenset({"code", "procedure"})
 MAX_EVENTS = 2000
 ID_MAX = 128
 _SLUG = re.compile(r"[^A-Za-z0-9_]+")
-
-
-class ProposedFunction(BaseModel):
-    """A function as the reviewer found it in the log: named, with the names it calls."""
-
-    name: str = Field(min_length=1, max_length=200)
-    signature: str = ""
-    docstring: str = ""
-    implementation: str = Field(min_length=1)
-    language: str = "python"
-    calls: list[str] = Field(default_factory=list, description="Names (or library ids) it depends on.")
-    tags: list[str] = Field(default_factory=list)
-    source_seq: int = Field(ge=1, description="The event it came from.")
-
-
-class ProposedGuidance(BaseModel):
-    """A written-up procedure: markdown that uses functions by name."""
-
-    title: str = Field(min_length=1, max_length=500)
-    content: str = ""
-    uses: list[str] = Field(default_factory=list, description="Names (or library ids) of functions.")
-    tags: list[str] = Field(default_factory=list)
-    source_seq: int = Field(ge=1)
-
-
-class Proposals(BaseModel):
-    functions: list[ProposedFunction] = Field(default_factory=list)
-    guidance: list[ProposedGuidance] = Field(default_factory=list)
-
-
-class SkillReviewer(Protocol):
-    """The LLM port's review duty: read a session's events and propose the procedures it wrote up.
-    Proposals must be grounded: an implementation is text an event contains, never invented."""
-
-    def propose_skills(self, events: Sequence[Event]) -> Proposals: ...
 
 
 class ReviewRequest(BaseModel):

@@ -1,12 +1,12 @@
 """Search of the skill library: both libraries as peers, by meaning and by keyword, fused with
 reciprocal rank fusion (k=60), and rendered through the one packing engine.
 
-Indexing is lazy (the simplest design that stays correct without touching every write path): on
-each search, `SkillSearch.sync` reads the library's cheap stamps (kind, id, status, version and
-updated_at), compares them with the stamps the index stored, embeds the texts of every approved
-item that is new or changed in one batch call, and removes the rows of items that were deleted or
-are no longer approved. Drafts are therefore never indexed, so never found. The cost of a search
-whose library did not change is one stamp query per side.
+The index is a projection kept current by the projector, never by a search (a search embeds only
+its query): on AWS the stream projector calls `sync_keys` with the items a record names; locally
+the projector worker calls `sync` each round, which reads the library's cheap stamps (kind, id,
+status, version and updated_at), compares them with the stamps the index stored, embeds the texts
+of every approved item that is new or changed in one batch call, and removes the rows of items
+that were deleted or are no longer approved. Drafts are therefore never indexed, so never found.
 
 - A function is indexed as name + signature + docstring + tags; guidance as title + content + tags.
 - Each ranker returns up to `max(SEARCH_K, 3k)` items of both kinds together; plain RRF (every
@@ -25,10 +25,11 @@ from agentmem.errors import NotFoundError
 from agentmem.packing.engine import pack
 from agentmem.packing.fusion import KEYWORD_GATE_TOP, RRF_K, keyword_gate, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped, Section
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.procedural import IndexedSkill, SkillIndex, SkillKey, StampedLibrary
+from agentmem.ports.tokens import DEFAULT_ENCODING
 from agentmem.procedural.graph import dependency_order
 from agentmem.procedural.model import Function, Guidance, SkillStatus
-from agentmem.procedural.ports import IndexedSkill, SkillIndex, SkillKey, StampedLibrary
 from agentmem.procedural.search_models import (
     FunctionHit,
     FusedRank,
@@ -39,7 +40,6 @@ from agentmem.procedural.search_models import (
     SkillSearchTrace,
 )
 from agentmem.procedural.search_render import SOURCE, item_id, skill_candidate
-from agentmem.tokens import DEFAULT_ENCODING
 
 SEARCH_K = 30
 
@@ -74,16 +74,11 @@ class SkillSearch:
         index: SkillIndex,
         embedder: Callable[[], Embedder],
         count_tokens: Callable[[str], int],
-        *,
-        sync_on_search: bool = True,
     ) -> None:
         self._library = library
         self._index = index
         self._embedder = embedder  # built on first use: a search of an empty library loads no model
         self._count = count_tokens
-        # Locally the index catches up lazily on each search; on AWS the stream projector keeps it
-        # current (`sync_keys`), so a search never writes.
-        self._sync_on_search = sync_on_search
         # Set once the index was seen holding an item. Until then a search checks the index's
         # stamps first, so a search of an empty library embeds nothing (and loads no model);
         # after, the check is skipped: a vector search of an index emptied since finds nothing
@@ -185,7 +180,6 @@ class SkillSearch:
         return len(put), len(remove)
 
     def search(self, request: SkillSearchRequest) -> SkillSearchResponse:
-        indexed, removed = self.sync() if self._sync_on_search else (0, 0)
         depth = max(SEARCH_K, 3 * request.k)
         self._seen_items = self._seen_items or bool(self._index.stamps())
         lists = {
@@ -231,8 +225,6 @@ class SkillSearch:
                 ],
                 dropped=dropped,
                 keyword_gate=gate,
-                indexed=indexed,
-                unindexed=removed,
             ),
         )
         if request.budget_tokens is None:

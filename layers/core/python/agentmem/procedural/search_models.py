@@ -1,4 +1,4 @@
-"""Request and response bodies of `POST /v1/skills/search`."""
+"""Request and response bodies of `POST /v1/library/search`."""
 
 from __future__ import annotations
 
@@ -59,8 +59,6 @@ class SkillSearchTrace(BaseModel):
     keyword_gate: str = Field(
         default="", description="Whether the keyword ranker was trusted in the fusion, and why."
     )
-    indexed: int = Field(description="Items (re)embedded by this search's index catch-up.")
-    unindexed: int = Field(description="Items this search's catch-up removed from the index.")
 
 
 class SkillSearchResponse(BaseModel):

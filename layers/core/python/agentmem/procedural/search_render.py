@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentmem.packing.model import Candidate
-from agentmem.procedural.ports import SkillKey
+from agentmem.ports.procedural import SkillKey
 from agentmem.procedural.search_models import FunctionHit, GuidanceHit
 
 SOURCE = "skills"

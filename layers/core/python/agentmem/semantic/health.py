@@ -16,9 +16,9 @@ import weakref
 from agentmem.errors import VersionConflictError
 from agentmem.model.api_beliefs import ConsistencySample, DeepHealth
 from agentmem.model.beliefs import Observation, Verdict
-from agentmem.ports import EventLog
+from agentmem.ports.log import EventLog
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fold import step
-from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.verify import Extract, sample
 

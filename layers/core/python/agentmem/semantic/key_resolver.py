@@ -29,9 +29,9 @@ from agentmem.model.beliefs import (
     KeyProposal,
     Observation,
 )
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import LLM, BeliefIndex
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefIndex
 
 logger = logging.getLogger(__name__)
 

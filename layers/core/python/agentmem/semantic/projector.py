@@ -22,12 +22,12 @@ from agentmem.model.beliefs import (
 )
 from agentmem.model.events import Event
 from agentmem.model.passages import Passage
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import LLM, BeliefIndex, PassageIndex
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
 from agentmem.semantic.key_resolver import KeyBook, KeyResolver, Resolution
 from agentmem.semantic.passages import passages_of
-from agentmem.semantic.ports import LLM, BeliefIndex, PassageIndex
 
 logger = logging.getLogger(__name__)
 

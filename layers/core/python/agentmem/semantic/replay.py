@@ -6,8 +6,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentmem.ports import CheckpointStore, LogTail
-from agentmem.semantic.ports import ObservationSnapshot
+from agentmem.ports.log import CheckpointStore, LogTail
+from agentmem.ports.semantic import ObservationSnapshot
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.snapshot import seed
 from agentmem.semantic.worker import checkpoint_name, drain

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from agentmem.errors import InvalidInputError, NotFoundError
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.events import Event
-from agentmem.ports import Embedder
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
 from agentmem.semantic.projector import Applied, ErasureGuard, Projector
 
 MAX_SEARCH_K = 50

@@ -5,7 +5,7 @@ its place in the log, so the result is the one the full log would have given."""
 
 from __future__ import annotations
 
-from agentmem.semantic.ports import BeliefIndex, ObservationSnapshot
+from agentmem.ports.semantic import BeliefIndex, ObservationSnapshot
 from agentmem.semantic.service import SemanticService
 
 

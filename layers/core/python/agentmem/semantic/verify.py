@@ -24,9 +24,9 @@ from typing import Literal
 
 from agentmem.model.beliefs import Belief, FactInput, Provenance, normalise_value
 from agentmem.model.events import Event
-from agentmem.ports import EventLog, LogTail
+from agentmem.ports.log import EventLog, LogTail
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.projector import observation_of
 
 Extract = Callable[[Event], Sequence[FactInput]]

@@ -1,4 +1,5 @@
-"""The local twin of the stream projector: tail the log from a stored checkpoint and project.
+"""The local twin of the stream projector: tail the log from a stored checkpoint and project, and
+keep the other search indexes (skills, assets) current, so no request ever waits for indexing.
 
 Checkpoints are kept per belief generation, so after a replay switches generations the worker
 continues the new generation from where the replay stopped; projection is idempotent, so any
@@ -9,10 +10,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 
-from agentmem.ports import CheckpointStore, LogTail
+from agentmem.ports.log import CheckpointStore, LogTail
+from agentmem.ports.semantic import BeliefIndex, RetentionSweeper
 from agentmem.semantic.health import prepare_for_writes, seed_probe
-from agentmem.semantic.ports import BeliefIndex, RetentionSweeper
 from agentmem.semantic.service import SemanticService
 
 logger = logging.getLogger(__name__)
@@ -50,11 +52,18 @@ def drain(
     return seen
 
 
+IndexSync = Callable[[], tuple[int, int]]
+"""Brings one search index up to its primary store (the skill library, the catalogue) by comparing
+their stamps; returns (items embedded, items removed). Cheap when nothing changed."""
+
+
 class ProjectorWorker:
-    """Runs `drain` on the active generation every `interval` seconds in a daemon thread. Its
-    first round prepares the store for writes (`prepare_for_writes`), as the projector Lambda
-    does on a cold start. With `retention`, a round also sweeps expired events, at most every
-    `sweep_every` seconds (the first round always does)."""
+    """Runs `drain` on the active generation, then each of `indexes`, every `interval` seconds in a
+    daemon thread. Its first round prepares the store for writes (`prepare_for_writes`), as the
+    projector Lambda does on a cold start. The skill library and the catalogue are not in the log,
+    so their indexes are caught up by comparing stamps, the same comparison a replay makes. With
+    `retention`, a round also sweeps expired events, at most every `sweep_every` seconds (the
+    first round always does)."""
 
     def __init__(
         self,
@@ -62,11 +71,13 @@ class ProjectorWorker:
         semantic: SemanticService,
         checkpoints: CheckpointStore,
         *,
+        indexes: Sequence[IndexSync] = (),
         interval: float = 0.2,
         retention: RetentionSweeper | None = None,
         sweep_every: float = 600.0,
     ) -> None:
         self._tail = tail
+        self._indexes = list(indexes)
         self._semantic = semantic
         self._checkpoints = checkpoints
         self._interval = interval
@@ -78,6 +89,7 @@ class ProjectorWorker:
         self._thread = threading.Thread(target=self._run, name="agentmem-projector", daemon=True)
 
     def run_once(self) -> int:
+        """One round: project the log, then catch every other index up; returns events read."""
         if not self._prepared:
             prepare_for_writes(self._semantic)
             self._prepared = True
@@ -88,6 +100,8 @@ class ProjectorWorker:
             projected = self._checkpoints.load(checkpoint_name(index.generation))
             self._retention.sweep(projected, index.generation)
             self._next_sweep = time.monotonic() + self._sweep_every
+        for sync in self._indexes:
+            sync()
         return read
 
     def _run(self) -> None:

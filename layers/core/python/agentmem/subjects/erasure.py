@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 
 from agentmem.episodic.service import utc_now_iso
 from agentmem.errors import AgentMemError, InvalidInputError
-from agentmem.ports import BlobStore
+from agentmem.ports.blobs import BlobStore
+from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
 from agentmem.subjects.identity import subject_hash
 from agentmem.subjects.model import ErasureRecord, Footprint, TierProgress
-from agentmem.subjects.ports import ErasureLedger, ErasureScheduler, SubjectLog
 
 logger = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from agentmem.episodic.service import decode_blob, utc_now_iso
 from agentmem.errors import InvalidInputError, SubjectErasedError
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import Event
-from agentmem.ports import BlobStore
-from agentmem.semantic.ports import BeliefIndex
-from agentmem.subjects.ports import ErasureLedger, SubjectLog
+from agentmem.ports.blobs import BlobStore
+from agentmem.ports.semantic import BeliefIndex
+from agentmem.ports.subjects import ErasureLedger, SubjectLog
 
 EXPORT_FORMAT = "agentmem-export/1"
 MEDIA_TYPE = "application/x-ndjson"

@@ -6,11 +6,11 @@ import logging
 from collections.abc import Callable
 from functools import partial
 
-from agentmem.compose.ports import ConversationMemory
 from agentmem.context.session_window import SessionWindows
 from agentmem.errors import ConflictError, NotFoundError
+from agentmem.ports.catalogue import ConversationMemory
+from agentmem.ports.procedural import StampedLibrary
 from agentmem.procedural.model import Function, Guidance, SkillStatus
-from agentmem.procedural.ports import StampedLibrary
 from agentmem.subjects.model import Footprint
 
 logger = logging.getLogger(__name__)

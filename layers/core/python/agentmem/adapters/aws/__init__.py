@@ -1,1 +1,1 @@
-"""AWS backends: DynamoDB, S3 (and later OpenSearch and Bedrock)."""
+"""AWS backends: DynamoDB, S3, OpenSearch and Bedrock."""

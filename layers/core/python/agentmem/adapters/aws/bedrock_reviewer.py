@@ -16,7 +16,8 @@ from pydantic import ValidationError
 
 from agentmem.adapters.aws.bedrock_llm import BedrockLLM, ModelOutputError, OutputTool
 from agentmem.model.events import Event
-from agentmem.procedural.review import REVIEWED_KINDS, Proposals, ProposedGuidance
+from agentmem.procedural.model import Proposals, ProposedGuidance
+from agentmem.procedural.review import REVIEWED_KINDS
 
 MAX_SOURCE_CHARS = 60_000  # of event text per review call: well inside the model's context
 

@@ -26,7 +26,7 @@ from pydantic import TypeAdapter
 from agentmem.adapters.aws import dynamodb_catalogue_items as layout
 from agentmem.adapters.aws.dynamodb_catalogue_items import CatalogueTable, Item
 from agentmem.adapters.aws.dynamodb_transact import pause
-from agentmem.adapters.catalogue_rules import encode_payloads, next_version
+from agentmem.compose.catalogue_rules import encode_payloads, next_version
 from agentmem.compose.model import Asset, AssetHeader, ComposerSkill, ComposerSkillSpec, StoredAsset
 from agentmem.errors import ContentionError, InvalidInputError, NotFoundError
 

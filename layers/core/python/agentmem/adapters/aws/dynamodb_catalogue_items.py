@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -61,10 +61,9 @@ def catalogue_pk(tenant_id: str) -> str:
     return f"CATALOGUE#{tenant_id}"
 
 
-def asset_id_of(keys: Mapping[str, Any], tenant_id: str) -> str | None:
-    """The asset a stream record's `Keys` name (of `tenant_id`'s catalogue), else None. Keys are all
+def asset_id_of(pk: str, sk: str, tenant_id: str) -> str | None:
+    """The asset a stream record's keys name (of `tenant_id`'s catalogue), else None. Keys are all
     a REMOVE record carries, so they alone must do."""
-    pk, sk = (str(keys.get(name, {}).get("S", "")) for name in ("pk", "sk"))
     if pk != catalogue_pk(tenant_id) or not sk.startswith(ASSET_PREFIX):
         return None
     return sk[len(ASSET_PREFIX) :]

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import boto3
 from botocore.config import Config
@@ -62,10 +62,9 @@ SKILL_PREFIXES: tuple[tuple[str, SkillKind], ...] = (
 )
 
 
-def skill_key_of(keys: Mapping[str, Any], tenant_id: str | None = None) -> tuple[SkillKind, str] | None:
-    """(kind, id) of the function or guidance a stream record's `Keys` name (of `tenant_id`'s,
-    if given), else None. Keys are all a REMOVE record carries, so they alone must do."""
-    pk, sk = (str(keys.get(name, {}).get("S", "")) for name in ("pk", "sk"))
+def skill_key_of(pk: str, sk: str, tenant_id: str | None = None) -> tuple[SkillKind, str] | None:
+    """(kind, id) of the function or guidance a stream record's keys name (of `tenant_id`'s, if
+    given), else None. Keys are all a REMOVE record carries, so they alone must do."""
     if not pk.startswith("SKILLS#") or (tenant_id is not None and pk != layout.skills_pk(tenant_id)):
         return None
     return next(((kind, sk[len(prefix) :]) for prefix, kind in SKILL_PREFIXES if sk.startswith(prefix)), None)

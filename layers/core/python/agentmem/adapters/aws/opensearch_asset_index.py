@@ -39,7 +39,7 @@ from agentmem.adapters.aws.opensearch_asset_queries import (
 from agentmem.adapters.aws.opensearch_bulk import MAX_BULK_BYTES
 from agentmem.adapters.aws.opensearch_mappings import Refresh
 from agentmem.adapters.aws.opensearch_tenant_index import TenantIndex
-from agentmem.compose.ports import IndexedAsset
+from agentmem.ports.catalogue import IndexedAsset
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

@@ -16,7 +16,7 @@ from agentmem.adapters.aws.opensearch_mappings import (
     document_id,
     terms,
 )
-from agentmem.compose.ports import IndexedAsset
+from agentmem.ports.catalogue import IndexedAsset
 
 STAMP_PAGE = 1_000
 # index.max_terms_count's default: one `terms` query takes at most this many values. A compiled

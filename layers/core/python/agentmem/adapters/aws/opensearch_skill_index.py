@@ -31,7 +31,7 @@ from agentmem.adapters.aws.opensearch_skill_queries import (
     stamps_query,
 )
 from agentmem.adapters.aws.opensearch_tenant_index import TenantIndex
-from agentmem.procedural.ports import IndexedSkill, SkillKey
+from agentmem.ports.procedural import IndexedSkill, SkillKey
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentmem.adapters.aws.opensearch_bulk import line
 from agentmem.adapters.aws.opensearch_mappings import ENGINES, KEYWORD, SLOWLOG, Body, document_id, terms
-from agentmem.procedural.ports import IndexedSkill, SkillKey
+from agentmem.ports.procedural import IndexedSkill, SkillKey
 
 STAMP_PAGE = 1_000
 KEY_FIELDS = ["kind", "skill_id"]

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from agentmem.model.events import Event
-from agentmem.procedural.review import Proposals, ProposedFunction, ProposedGuidance
+from agentmem.procedural.model import Proposals, ProposedFunction, ProposedGuidance
 
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 

@@ -30,8 +30,8 @@ import numpy as np
 
 from agentmem.adapters.local.fts import STOP_WORDS
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
-from agentmem.compose.ports import IndexedAsset
 from agentmem.errors import AgentMemError
+from agentmem.ports.catalogue import IndexedAsset
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS asset_index (

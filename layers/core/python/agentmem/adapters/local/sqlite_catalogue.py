@@ -18,8 +18,8 @@ from collections.abc import Collection, Sequence
 
 from pydantic import TypeAdapter
 
-from agentmem.adapters.catalogue_rules import encode_payloads, next_version
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.compose.catalogue_rules import encode_payloads, next_version
 from agentmem.compose.model import Asset, AssetHeader, ComposerSkill, ComposerSkillSpec, StoredAsset
 from agentmem.errors import NotFoundError
 

@@ -16,7 +16,7 @@ from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_subject_log import BLOB_SHA
 from agentmem.adapters.local.sqlite_subject_log import SCHEMA as BLOB_INDEX
 from agentmem.model.beliefs import Observation
-from agentmem.ports import BlobStore
+from agentmem.ports.blobs import BlobStore
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from agentmem.adapters.local.fts import fts_query, scope_token
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
-from agentmem.procedural.ports import IndexedSkill, SkillKey
+from agentmem.ports.procedural import IndexedSkill, SkillKey
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS skill_index (

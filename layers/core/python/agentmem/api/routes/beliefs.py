@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from agentmem.api.errors import error_responses
-from agentmem.bootstrap import Services
 from agentmem.model.api_beliefs import BeliefChainView, BeliefList, BeliefSearchRequest, BeliefSearchResponse
 from agentmem.model.common import ID_PATTERN
+from agentmem.semantic.service import SemanticService
 
 SubjectId = Annotated[str, Path(pattern=ID_PATTERN, description="Subject id.")]
 FactKeyPath = Annotated[str, Path(pattern=r"^[a-z][a-z0-9_]{0,63}$", description="Fact key.")]
 
 
-def beliefs_router(services: Services) -> APIGatewayRouter:
+def beliefs_router(semantic: Callable[[], SemanticService]) -> APIGatewayRouter:
     router = APIGatewayRouter()
 
     @router.get(
@@ -26,7 +27,7 @@ def beliefs_router(services: Services) -> APIGatewayRouter:
         tags=["semantic"],
     )
     def list_beliefs(subject_id: SubjectId) -> BeliefList:
-        return BeliefList(items=services.semantic.current(subject_id))
+        return BeliefList(items=semantic().current(subject_id))
 
     @router.get(
         "/v1/subjects/<subject_id>/beliefs/<key>",
@@ -39,7 +40,7 @@ def beliefs_router(services: Services) -> APIGatewayRouter:
         key: FactKeyPath,
         history: Annotated[bool, Query(description="Include every archived version.")] = False,
     ) -> BeliefChainView:
-        chain = services.semantic.belief(subject_id, key, history=history)
+        chain = semantic().belief(subject_id, key, history=history)
         return BeliefChainView(key=chain.key, current=chain.current, history=chain.history)
 
     @router.post(
@@ -51,6 +52,6 @@ def beliefs_router(services: Services) -> APIGatewayRouter:
     def search_beliefs(
         subject_id: SubjectId, body: Annotated[BeliefSearchRequest, Body()]
     ) -> BeliefSearchResponse:
-        return BeliefSearchResponse(items=services.semantic.search(subject_id, body.query, body.k))
+        return BeliefSearchResponse(items=semantic().search(subject_id, body.query, body.k))
 
     return router

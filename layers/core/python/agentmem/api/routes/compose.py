@@ -16,7 +16,6 @@ from agentmem.api.errors import error_responses
 from agentmem.api.principals import CallerRules
 from agentmem.compose import authoring
 from agentmem.compose.model import (
-    RESERVED_SKILL_IDS,
     ComposeRequest,
     ComposerSkill,
     ComposerSkillSpec,
@@ -26,7 +25,6 @@ from agentmem.compose.model import (
 )
 from agentmem.compose.report import ComposeResponse
 from agentmem.compose.service import ComposerService
-from agentmem.errors import NotFoundError, TierDisabledError
 from agentmem.model.common import ID_PATTERN
 
 AssetId = Annotated[str, Path(pattern=ID_PATTERN, description="Asset id.")]
@@ -36,24 +34,9 @@ DEPRECATED_BY = "X-Agentmem-Deprecated-By"
 """On a writer's GET of an asset under a deprecated one: the nearest deprecated ancestor's id."""
 
 
-def compose_router(
-    composer: Callable[[], ComposerService], callers: CallerRules, *, procedural_enabled: bool = True
-) -> APIGatewayRouter:
+def compose_router(composer: Callable[[], ComposerService], callers: CallerRules) -> APIGatewayRouter:
     router = APIGatewayRouter()
     caller = callers.current(router)
-
-    def not_a_skill(skill_id: str) -> None:
-        """`/v1/skills/search` and its siblings are the procedural tier's routes, never skills:
-        reaching here means that tier is off, or the method is not one of its routes."""
-        if skill_id not in RESERVED_SKILL_IDS:
-            return
-        if not procedural_enabled:
-            raise TierDisabledError(
-                "the procedural tier (functions, guidance, skills) is switched off for this deployment"
-            )
-        raise NotFoundError(
-            f"{skill_id!r} names a route of the procedural tier, not a skill", field="skill_id"
-        )
 
     @router.put(
         "/v1/assets",
@@ -126,7 +109,6 @@ def compose_router(
         tags=TAGS,
     )
     def get_skill(skill_id: SkillId) -> ComposerSkill:
-        not_a_skill(skill_id)
         return composer().skill(skill_id)
 
     @router.post(
@@ -141,7 +123,6 @@ def compose_router(
         tags=TAGS,
     )
     def compose(skill_id: SkillId, body: Annotated[ComposeRequest, Body()]) -> Response[ComposeResponse]:
-        not_a_skill(skill_id)
         result = composer().compose(skill_id, body, caller().principals)
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=result)
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from agentmem.api.errors import error_responses
-from agentmem.bootstrap import Services
+from agentmem.context.service import ContextService
 from agentmem.model.context import ContextRequest, ContextResponse
 
 
-def context_router(services: Services) -> APIGatewayRouter:
+def context_router(context: Callable[[], ContextService]) -> APIGatewayRouter:
     router = APIGatewayRouter()
 
     @router.post(
@@ -27,6 +28,6 @@ def context_router(services: Services) -> APIGatewayRouter:
         tags=["read"],
     )
     def read_context(body: Annotated[ContextRequest, Body()]) -> ContextResponse:
-        return services.context.build(body)
+        return context().build(body)
 
     return router

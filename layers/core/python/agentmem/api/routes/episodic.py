@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -9,15 +10,14 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from agentmem.api.errors import error_responses
-from agentmem.bootstrap import Services
-from agentmem.episodic.service import MAX_PAGE
+from agentmem.episodic.service import MAX_PAGE, EpisodicService
 from agentmem.model.common import ID_PATTERN
 from agentmem.model.events import MAX_ROUND, MAX_SEQ, AppendEventRequest, AppendEventResponse, EventPage
 
 SessionId = Annotated[str, Path(pattern=ID_PATTERN, description="Session id.")]
 
 
-def episodic_router(services: Services) -> APIGatewayRouter:
+def episodic_router(episodic: Callable[[], EpisodicService]) -> APIGatewayRouter:
     router = APIGatewayRouter()
 
     @router.post(
@@ -35,7 +35,7 @@ def episodic_router(services: Services) -> APIGatewayRouter:
     def append_event(
         session_id: SessionId, body: Annotated[AppendEventRequest, Body()]
     ) -> Response[AppendEventResponse]:
-        outcome = services.episodic.append(session_id, body)
+        outcome = episodic().append(session_id, body)
         event = outcome.event
         ack = AppendEventResponse(
             event_id=event.event_id, seq=event.seq, session_id=event.session_id, stored=event.stored
@@ -60,7 +60,7 @@ def episodic_router(services: Services) -> APIGatewayRouter:
             bool, Query(description="Inline blob content instead of a pointer.")
         ] = False,
     ) -> EventPage:
-        return services.episodic.list_events(
+        return episodic().list_events(
             session_id, after=after, limit=limit, agent=agent, round=round, resolve_blobs=resolve_blobs
         )
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
-from agentmem.bootstrap import Services
 from agentmem.model.api_beliefs import DeepHealth
-from agentmem.semantic.health import deep_health
-from agentmem.semantic_wiring import reproducible_extraction
 
 
-def health_router(services: Services) -> APIGatewayRouter:
+def health_router(check: Callable[[], DeepHealth]) -> APIGatewayRouter:
+    """`check` runs the deep health check (agentmem.semantic.health.deep_health) on the wired tier."""
     router = APIGatewayRouter()
 
     @router.get(
@@ -28,8 +28,7 @@ def health_router(services: Services) -> APIGatewayRouter:
         tags=["ops"],
     )
     def health_deep() -> Response[DeepHealth]:
-        semantic = services.semantic
-        report = deep_health(semantic, services.event_log, extract=reproducible_extraction(semantic))
+        report = check()
         status = 200 if report.status == "ok" else 503
         return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=report)
 

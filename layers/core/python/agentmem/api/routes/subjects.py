@@ -1,8 +1,10 @@
-"""Routes about a subject as a whole: erase it everywhere, follow the erasure, export it."""
+"""Routes about a subject as a whole: erase it everywhere and follow the erasure (the erasure
+function's), and export it (the read function's)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
@@ -11,18 +13,21 @@ from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from agentmem.access import require_writer
 from agentmem.api.errors import error_responses
 from agentmem.api.principals import CallerRules
-from agentmem.bootstrap import Services
 from agentmem.model.common import ID_PATTERN
 from agentmem.subjects.export import MEDIA_TYPE
 from agentmem.subjects.model import ErasureRecord
+
+if TYPE_CHECKING:
+    from agentmem.subjects.erasure import ErasureService
+    from agentmem.subjects.export import SubjectExport
 
 SubjectId = Annotated[str, Path(pattern=ID_PATTERN, description="Subject id.")]
 ErasureId = Annotated[str, Path(pattern=ID_PATTERN, description="Erasure id, as DELETE answered it.")]
 NEXT_CURSOR_HEADER = "X-Agentmem-Next-Cursor"
 
 
-def subjects_router(services: Services, callers: CallerRules) -> APIGatewayRouter:
-    """Erasure and export are operator actions: each needs the writer role (docs/access.md)."""
+def erasure_router(erasure: Callable[[], ErasureService], callers: CallerRules) -> APIGatewayRouter:
+    """Erasure is an operator action: it needs the writer role (docs/access.md)."""
     router = APIGatewayRouter()
     current = callers.current(router)
 
@@ -45,7 +50,7 @@ def subjects_router(services: Services, callers: CallerRules) -> APIGatewayRoute
     )
     def erase_subject(subject_id: SubjectId) -> Response[ErasureRecord]:
         require_writer(current(), "erasing a subject")
-        record = services.erasure.erase(subject_id)
+        record = erasure().erase(subject_id)
         return Response(
             status_code=202,
             content_type=content_types.APPLICATION_JSON,
@@ -61,7 +66,15 @@ def subjects_router(services: Services, callers: CallerRules) -> APIGatewayRoute
     )
     def get_erasure(erasure_id: ErasureId) -> ErasureRecord:
         require_writer(current(), "reading an erasure")
-        return services.erasure.status(erasure_id)
+        return erasure().status(erasure_id)
+
+    return router
+
+
+def export_router(export: Callable[[], SubjectExport], callers: CallerRules) -> APIGatewayRouter:
+    """Export is an operator action too: it needs the writer role (docs/access.md)."""
+    router = APIGatewayRouter()
+    current = callers.current(router)
 
     @router.get(
         "/v1/subjects/<subject_id>/export",
@@ -83,7 +96,7 @@ def subjects_router(services: Services, callers: CallerRules) -> APIGatewayRoute
         inline_blobs: Annotated[bool, Query(description="Include each blob's content.")] = False,
     ) -> Response[str]:
         require_writer(current(), "exporting a subject")
-        page = services.subject_export.page(subject_id, cursor, inline_blobs=inline_blobs)
+        page = export().page(subject_id, cursor, inline_blobs=inline_blobs)
         headers = {NEXT_CURSOR_HEADER: page.next_cursor} if page.next_cursor else None
         return Response(status_code=200, content_type=MEDIA_TYPE, body=page.body, headers=headers)
 

@@ -20,10 +20,10 @@ from agentmem.api.errors import error_responses
 from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.agent_skills import export_zip, import_bundle
 from agentmem.procedural.agent_skills_read import read_skill_zip
 from agentmem.procedural.model import Function, Guidance
-from agentmem.procedural.ports import SkillLibrary
 from agentmem.procedural.review import ReviewRequest, ReviewResponse, ReviewService
 
 GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]
@@ -46,7 +46,7 @@ def _json(status: int, body: BaseModel) -> Response[Any]:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
-def skill_transfer_router(
+def library_transfer_router(
     library_factory: Callable[[], SkillLibrary],
     review_factory: Callable[[], ReviewService],
     callers: CallerRules,
@@ -55,7 +55,7 @@ def skill_transfer_router(
     current = callers.current(router)
 
     @router.post(
-        "/v1/skills/review",
+        "/v1/library/review",
         summary="Propose draft skills from what a session wrote up (kinds code and procedure)",
         description=(
             "Reads the session's log and proposes drafts through the LLM port: functions first, "
@@ -77,7 +77,7 @@ def skill_transfer_router(
         return _json(201, review_factory().review(body))
 
     @router.post(
-        "/v1/skills/import",
+        "/v1/library/import",
         summary="Import an Agent Skills folder (SKILL.md with front matter, scripts beside it)",
         description="Becomes draft guidance plus linked draft functions; importing it again changes nothing.",
         responses={

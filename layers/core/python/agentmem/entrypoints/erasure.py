@@ -15,10 +15,10 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agentmem.api.app import build_resolver
-from agentmem.api.lambda_entry import Handler, http_handler
-from agentmem.bootstrap import Services
+from agentmem.entrypoints.lambda_http import Handler, http_handler
+from agentmem.entrypoints.observability import logger, metrics, tracer
 from agentmem.errors import AgentMemError
-from agentmem.observability import logger, metrics, tracer
+from agentmem.wiring import Services
 
 
 class ErasureIncompleteError(AgentMemError):
@@ -26,7 +26,7 @@ class ErasureIncompleteError(AgentMemError):
 
 
 def erasure_handler(services: Services) -> Handler:
-    http = http_handler(build_resolver(services))
+    http = http_handler(build_resolver(services, function="erasure"))
     processor = BatchProcessor(event_type=EventType.SQS)
 
     def run(record: SQSRecord) -> None:

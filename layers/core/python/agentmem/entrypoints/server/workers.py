@@ -16,7 +16,7 @@ import anyio
 import anyio.to_thread
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
-from agentmem.server.proxy_event import LocalContext
+from agentmem.entrypoints.server.proxy_event import LocalContext
 
 Lane = Literal["api", "health"]
 

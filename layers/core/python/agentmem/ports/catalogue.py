@@ -1,6 +1,5 @@
-"""Ports of the composer: the catalogue (the primary store of assets and authored skills), the
-asset search index (a permissive prefilter, never the authority), the conversation memory, and
-the reranker."""
+"""Ports of the composer's stores: the catalogue (the primary store of assets and authored skills),
+the asset search index (a permissive prefilter, never the authority) and the conversation memory."""
 
 from __future__ import annotations
 
@@ -47,6 +46,8 @@ class Catalogue(Protocol):
 
 @dataclass(frozen=True)
 class IndexedAsset:
+    """One asset as the index stores it: the change it was indexed at, its principals, text, vector."""
+
     asset_id: str
     path: str
     change_seq: int
@@ -95,13 +96,4 @@ class ConversationMemory(Protocol):
 
     def forget(self, conversation_ids: Collection[str]) -> int:
         """Delete what these conversations were sent; returns how many had anything."""
-        ...
-
-
-class Reranker(Protocol):
-    """Order candidate documents by relevance to a query. Bedrock Rerank on AWS; locally the
-    reciprocal rank fusion of BM25 and vector ranks."""
-
-    def rerank(self, query: str, documents: Sequence[tuple[str, str]]) -> list[tuple[str, float]]:
-        """(id, score) for each (id, text), best first, ties by id."""
         ...

@@ -21,7 +21,7 @@ from agentmem.compose.evaluate import (
 from agentmem.compose.model import MAX_ASSETS_PER_PUT, ComposerSkillSpec, PutAssetsRequest
 
 if TYPE_CHECKING:
-    from agentmem.bootstrap import Services
+    from agentmem.wiring import Services
 
 SAMPLE = "catalogue"
 
@@ -61,8 +61,8 @@ def run_eval(
     pin: Path | None = None,
     tolerance: float,
 ) -> int:
-    from agentmem.bootstrap import bootstrap
     from agentmem.settings import Settings
+    from agentmem.wiring import bootstrap
 
     # Truncation is expected at small budgets: the guardrail's warning line would drown the table.
     logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
@@ -71,6 +71,7 @@ def run_eval(
     with tempfile.TemporaryDirectory(prefix="agentmem-eval-") as data_dir:
         services = bootstrap(Settings(data_dir=Path(data_dir), tenant_id="eval"))
         install(services, sample)
+        services.composer.indexer.sync()  # the projector worker's job when serving
         result = evaluate(questions, budgets, services.composer.compose)
     print(f"{len(questions)} questions, {len(sample.assets)} assets, {len(sample.skills)} skills")
     print(table(result))

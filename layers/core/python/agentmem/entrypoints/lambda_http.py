@@ -1,5 +1,6 @@
-"""What every HTTP Lambda entry point shares: the Powertools decorators around one resolver, and a
-count of responses by status class. Each `functions/<name>/handler.py` only picks its routes."""
+"""The HTTP Lambda entry points: one resolver per function, holding only that function's routes
+(agentmem.api.app.build_resolver), inside the Powertools decorators, with a count of responses by
+status class. Each `functions/<name>/handler.py` is one call of `lambda_handler`."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agentmem.bootstrap import Services
-from agentmem.observability import logger, metrics, tracer
+from agentmem.api.app import FunctionName, build_resolver
+from agentmem.entrypoints.observability import configure, logger, metrics, tracer
+from agentmem.wiring import Services, bootstrap
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
@@ -37,3 +39,10 @@ def http_handler(app: APIGatewayRestResolver) -> Handler:
         return response
 
     return handler
+
+
+def lambda_handler(function: FunctionName) -> Handler:
+    """The handler of HTTP function `function`, built at import (once per cold start) from the
+    environment's settings."""
+    configure()
+    return http_handler(build_resolver(with_metrics(bootstrap()), function=function))

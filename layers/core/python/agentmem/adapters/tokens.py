@@ -18,16 +18,14 @@ import threading
 import uuid
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentMemError, InvalidInputError
+from agentmem.ports.tokens import DEFAULT_ENCODING, ENCODING_NAMES, EncodingName
 
 if TYPE_CHECKING:
     import tiktoken
 
-EncodingName = Literal["o200k_base", "cl100k_base"]
-ENCODING_NAMES: tuple[str, ...] = get_args(EncodingName)
-DEFAULT_ENCODING: EncodingName = "o200k_base"
 CACHE_ENV = "TIKTOKEN_CACHE_DIR"
 
 _lock = threading.Lock()
@@ -64,7 +62,7 @@ def encoding_source(name: str) -> tuple[str, str]:
     if len(urls) != 1 or len(hashes) != 1:
         raise TokenizerDataError(
             f"cannot find the URL and sha256 of {name} in tiktoken_ext.openai_public; "
-            "this tiktoken version loads encodings differently, update agentmem.tokens"
+            "this tiktoken version loads encodings differently, update agentmem.adapters.tokens"
         )
     return urls[0], hashes[0]
 

@@ -1,8 +1,8 @@
-"""Ports: the Protocols every backend adapter implements. The domain depends only on these."""
+"""Ports of the episodic log: appending and reading a session's events, and tailing the whole log
+in append order with a checkpoint (what the local projector worker and replay read)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Protocol
 
 from agentmem.model.events import AppendOutcome, Event, EventDraft
@@ -48,43 +48,6 @@ class EventLog(Protocol):
         ...
 
 
-class BlobStore(Protocol):
-    """Content-addressed store for payloads too large to keep inline in the log."""
-
-    def put(self, data: bytes, *, sha256: str, media_type: str) -> str:
-        """Store `data` under its sha256 (a no-op if present) and return its uri."""
-        ...
-
-    def get(self, uri: str) -> bytes:
-        """The bytes behind `uri`. Raises NotFoundError when absent."""
-        ...
-
-    def exists(self, sha256: str) -> bool: ...
-
-    def delete(self, sha256: str) -> bool:
-        """Remove the blob filed under `sha256`; False when there was none. Only erasure and
-        retention call it, after checking that no event still points at it."""
-        ...
-
-
-class Embedder(Protocol):
-    """Turns sentences into unit-length vectors; identity never depends on these."""
-
-    @property
-    def model_id(self) -> str:
-        """Names the model and its version, so an index knows which vectors it holds."""
-        ...
-
-    @property
-    def dimensions(self) -> int: ...
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One L2-normalised vector per text, in order. Deterministic for the same input.
-        Every text holds a non-space character: the API refuses blank queries (422), and what
-        is indexed is never blank. An adapter may refuse a blank text with InvalidInputError."""
-        ...
-
-
 class LogTail(Protocol):
     """Reading the whole log in append order from a position: what the local projector worker
     and replay use where AWS has the DynamoDB stream."""
@@ -97,6 +60,11 @@ class LogTail(Protocol):
 
 
 class CheckpointStore(Protocol):
-    def load(self, name: str) -> int: ...
+    """Named positions in the log (per belief generation), so a restarted worker resumes where it
+    stopped instead of projecting the whole log again."""
+
+    def load(self, name: str) -> int:
+        """The saved position, 0 when none was saved."""
+        ...
 
     def save(self, name: str, position: int) -> None: ...

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from agentmem.settings import Settings
 
 if TYPE_CHECKING:
-    from agentmem.bootstrap import Services
+    from agentmem.ports.log import CheckpointStore, LogTail
     from agentmem.semantic.worker import ProjectorWorker
+    from agentmem.wiring import Services
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
@@ -27,7 +28,13 @@ def load_settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from agentmem.server import ApiKeyConfigError, ApiKeys, LocalServer, ServerLimits, is_loopback_host
+    from agentmem.entrypoints.server import (
+        ApiKeyConfigError,
+        ApiKeys,
+        LocalServer,
+        ServerLimits,
+        is_loopback_host,
+    )
 
     settings = load_settings(args)
     try:
@@ -43,8 +50,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
         return 2
     from agentmem.api.app import build_resolver
-    from agentmem.bootstrap import bootstrap
-    from agentmem.observability import configure
+    from agentmem.entrypoints.observability import configure
+    from agentmem.wiring import bootstrap
 
     configure()
     services = bootstrap(settings)
@@ -73,26 +80,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def local_worker(services: Services) -> ProjectorWorker:
-    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-    from agentmem.semantic.worker import ProjectorWorker
+    """The projector worker over the local log: beliefs, and the skill and asset indexes."""
+    from agentmem.errors import UnsupportedOnBackendError
 
-    log = services.event_log
-    if not isinstance(log, SqliteEventLog):
-        raise SystemExit(
-            "the local projector worker tails the local log; on AWS the DynamoDB stream drives it"
-        )
-    from agentmem.subjects_wiring import build_retention
+    try:
+        return services.projector_worker()
+    except UnsupportedOnBackendError as exc:
+        raise SystemExit(f"the local projector worker cannot run here: {exc}") from None
 
-    return ProjectorWorker(
-        log,
-        services.semantic,
-        SqliteCheckpoints(log.database, services.settings.tenant_id),
-        retention=build_retention(services),
-    )
+
+def local_tail(services: Services, verb: str) -> tuple[LogTail, CheckpointStore]:
+    """The log in append order and the projector's checkpoints: only the local backend has them."""
+    from agentmem.errors import UnsupportedOnBackendError
+
+    try:
+        return services.ports.log_tail, services.ports.checkpoints
+    except UnsupportedOnBackendError as exc:
+        raise SystemExit(f"{verb} reads the local log: {exc}") from None
 
 
 def cmd_project(args: argparse.Namespace) -> int:
-    from agentmem.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     worker = local_worker(bootstrap(load_settings(args)))
     read = worker.run_once()
@@ -101,26 +109,20 @@ def cmd_project(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-    from agentmem.bootstrap import bootstrap
     from agentmem.semantic.replay import replay
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(load_settings(args))
-    log = services.event_log
-    if not isinstance(log, SqliteEventLog):
-        raise SystemExit("replay reads the local log; see the README for the AWS procedure")
+    log, checkpoints = local_tail(services, "replay (see the README for the AWS procedure)")
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
-    checkpoints = SqliteCheckpoints(log.database, services.settings.tenant_id)
-    from agentmem.subjects_wiring import build_snapshot
-
     result = replay(
         log,
         services.semantic,
         checkpoints,
         subject_id=args.subject,
         copy_other_subjects=copier,
-        snapshot=build_snapshot(services),
+        snapshot=services.ports.observation_snapshot,
     )
     print(
         f"replayed {result.events_read} events into generation {result.generation}"
@@ -135,26 +137,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Compare the log with the active belief generation and print every difference; exit 1 if
     there is one. Reads only: `replay` is what repairs."""
-    from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
-    from agentmem.bootstrap import bootstrap
     from agentmem.semantic.health import PROBE_SUBJECT
     from agentmem.semantic.verify import verify
     from agentmem.semantic.worker import checkpoint_name
-    from agentmem.semantic_wiring import reproducible_extraction
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(load_settings(args))
-    log = services.event_log
-    if not isinstance(log, SqliteEventLog):
-        raise SystemExit("verify reads the local log; on AWS, GET /v1/health/deep checks a sample")
+    log, checkpoints = local_tail(services, "verify (on AWS, GET /v1/health/deep checks a sample)")
     semantic = services.semantic
     index = semantic.store.active()
     # The checkpoint first: every event up to it was projected before the beliefs are read.
-    watermark = SqliteCheckpoints(log.database, services.settings.tenant_id).load(
-        checkpoint_name(index.generation)
-    )
+    watermark = checkpoints.load(checkpoint_name(index.generation))
     report = verify(
         index, log, watermark=watermark, fact_types=semantic.fact_types,
-        extract=reproducible_extraction(semantic), skip_subjects={PROBE_SUBJECT},
+        extract=services.reproducible_extraction(), skip_subjects={PROBE_SUBJECT},
     )  # fmt: skip
     print(
         f"generation {report.generation}: {report.chains_checked} chains,"
@@ -190,7 +186,7 @@ def print_rows(headers: list[str], rows: list[list[str]]) -> None:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     """Erase a subject from every tier, on either backend; prints the erasure and each tier."""
-    from agentmem.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     record = bootstrap(load_settings(args)).erasure.erase(args.subject)
     print(f"erasure {record.erasure_id}: {record.state} (run {record.runs})")
@@ -203,7 +199,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Rebuild the skill and asset search indexes from their primary stores, on either backend
     (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
-    from agentmem.bootstrap import bootstrap
+    from agentmem.wiring import bootstrap
 
     services = bootstrap(load_settings(args))
     if services.settings.procedural_enabled:
@@ -217,7 +213,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agentmem.compose.eval_run import run_eval, sample_folder
+    from agentmem.demo.eval_run import run_eval, sample_folder
 
     dataset = args.dataset or sample_folder() / "golden.jsonl"
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]

@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link, SkillKind
+from agentmem.model.events import Event
+from agentmem.procedural.model import (
+    Function,
+    FunctionSpec,
+    Guidance,
+    GuidanceSpec,
+    Link,
+    Proposals,
+    SkillKind,
+)
 
 SkillKey = tuple[str, str]
 """(kind, id) of one library item."""
@@ -84,6 +93,8 @@ class SkillLibrary(Protocol):
 
 @dataclass(frozen=True)
 class IndexedSkill:
+    """One library item as the index stores it: its stamp, searchable text and unit vector."""
+
     kind: str
     skill_id: str
     stamp: str
@@ -92,12 +103,18 @@ class IndexedSkill:
 
 
 class StampedLibrary(SkillLibrary, Protocol):
+    """A library that also says, cheaply, what changed: what keeps its search index current
+    compares these stamps with the index's."""
+
     def stamps(self) -> list[tuple[SkillKind, str, str, str]]:
         """(kind, id, status, stamp) of every item; the stamp is `{version}|{updated_at}`."""
         ...
 
 
 class SkillIndex(Protocol):
+    """Vector and keyword search over the approved functions and guidance: a projection of the
+    library, never the authority (every hit is read again from the library)."""
+
     def ensure_ready(self) -> None:
         """Create what a writer needs (an index and its mapping); readers never call it."""
         ...
@@ -109,3 +126,10 @@ class SkillIndex(Protocol):
     def vector_search(self, vector: Sequence[float], k: int) -> list[SkillKey]: ...
 
     def keyword_search(self, text: str, k: int) -> list[SkillKey]: ...
+
+
+class SkillReviewer(Protocol):
+    """The LLM port's review duty: read a session's events and propose the procedures it wrote up.
+    Proposals must be grounded: an implementation is text an event contains, never invented."""
+
+    def propose_skills(self, events: Sequence[Event]) -> Proposals: ...

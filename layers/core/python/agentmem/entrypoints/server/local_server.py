@@ -20,10 +20,10 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from starlette.routing import BaseRoute, Router
 from starlette.types import ASGIApp
 
-from agentmem.server.api_keys import ApiKeyGate, ApiKeys
-from agentmem.server.protocol import GuardedH11Protocol
-from agentmem.server.resolver_app import ResolverApp
-from agentmem.server.workers import WorkerLanes
+from agentmem.entrypoints.server.api_keys import ApiKeyGate, ApiKeys
+from agentmem.entrypoints.server.protocol import GuardedH11Protocol
+from agentmem.entrypoints.server.resolver_app import ResolverApp
+from agentmem.entrypoints.server.workers import WorkerLanes
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class LocalServer:
             ws="none",
             loop="asyncio",
             lifespan="on",
-            log_config=None,  # logging is the caller's (agentmem.observability)
+            log_config=None,  # logging is the caller's (agentmem.entrypoints.observability)
             access_log=False,
             proxy_headers=False,  # no proxy in front: X-Forwarded-For is the client's own claim
             server_header=False,

@@ -25,9 +25,9 @@ from agentmem.model.beliefs import (
     Observation,
 )
 from agentmem.model.events import Event
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES, FactTypeCatalog
 from agentmem.semantic.key_resolver import SHORTLIST
-from agentmem.semantic.ports import BeliefIndex
 from agentmem.semantic.projector import Projector
 
 

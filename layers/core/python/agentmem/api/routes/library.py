@@ -26,8 +26,8 @@ from agentmem.api.errors import error_responses
 from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
+from agentmem.ports.procedural import SkillLibrary
 from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
-from agentmem.procedural.ports import SkillLibrary
 from agentmem.procedural.search import SkillSearch
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 
@@ -74,7 +74,7 @@ def _same_id(path_value: str, body_value: str, field: str) -> None:
         )
 
 
-def skills_router(
+def library_router(
     library_factory: Callable[[], SkillLibrary],
     search_factory: Callable[[], SkillSearch],
     callers: CallerRules,
@@ -90,7 +90,7 @@ def skills_router(
     # -- search ------------------------------------------------------------------------------
 
     @router.post(
-        "/v1/skills/search",
+        "/v1/library/search",
         summary="Find approved functions and guidance for a task, by meaning and by keyword",
         description=(
             "Searches both libraries as peers: a vector ranker and a BM25 ranker, fused with "
@@ -224,7 +224,7 @@ def skills_router(
     # -- links -------------------------------------------------------------------------------
 
     @router.get(
-        "/v1/skills/links",
+        "/v1/library/links",
         summary="Links between guidance and functions, optionally only those needing review",
         responses=error_responses(422, 503),
         tags=TAGS,
@@ -237,7 +237,7 @@ def skills_router(
         return LinkList(items=library_factory().links(needs_review=needs_review))
 
     @router.post(
-        "/v1/skills/links/<guidance_id>/<function_id>/confirm",
+        "/v1/library/links/<guidance_id>/<function_id>/confirm",
         summary="Confirm a link after its function changed (clears needs_review)",
         responses=error_responses(403, 404, 422, 503),
         tags=TAGS,
@@ -246,7 +246,7 @@ def skills_router(
         return writer("confirming links").confirm_link(guidance_id, function_id)
 
     @router.delete(
-        "/v1/skills/links/<guidance_id>/<function_id>",
+        "/v1/library/links/<guidance_id>/<function_id>",
         summary="Drop a link from both sides; the guidance and function stay",
         responses={**NO_CONTENT, **error_responses(403, 404, 422, 503)},
         tags=TAGS,

@@ -16,9 +16,9 @@ import anyio
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from agentmem.server.api_keys import GRANT_SCOPE_KEY, ApiKeyGrant
-from agentmem.server.proxy_event import to_proxy_event
-from agentmem.server.workers import Lane, ServerBusyError, WorkerLanes
+from agentmem.entrypoints.server.api_keys import GRANT_SCOPE_KEY, ApiKeyGrant
+from agentmem.entrypoints.server.proxy_event import to_proxy_event
+from agentmem.entrypoints.server.workers import Lane, ServerBusyError, WorkerLanes
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,81 @@
+"""Erasure and export, built from the ports the backend's factory gives (docs/erasure.md). Kept
+apart from the other services so that no other path imports them."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agentmem.errors import BackendUnavailableError
+from agentmem.subjects.erasure import ErasureService, Tier
+from agentmem.subjects.export import SubjectExport
+from agentmem.subjects.tiers import clear_caches, forget_conversations, forget_review_drafts
+
+if TYPE_CHECKING:
+    from agentmem.ports.semantic import BeliefStore, PassageStore
+    from agentmem.wiring.ports import Compaction
+    from agentmem.wiring.services import Services
+
+logger = logging.getLogger(__name__)
+
+
+def late_purge(
+    store: BeliefStore, passages: PassageStore | None, compaction: Compaction | None
+) -> Callable[[str], int]:
+    """What projection runs on a subject erased while it was writing: the stores' forget, then a
+    compaction where the backend has one, or the late write's bytes could outlive the erasure in
+    the WAL. A compaction that finds the WAL busy is left to a repeat of the erasure."""
+
+    def forget(subject_id: str) -> int:
+        # The history passages hold the subject's words as much as the beliefs do.
+        erased_passages = passages.erase_subject(subject_id) if passages is not None else 0
+        removed = store.forget_subject(subject_id) + erased_passages
+        if compaction is not None:
+            try:
+                compaction()
+            except BackendUnavailableError:
+                logger.warning("late purge could not compact; repeat the erasure to finish it")
+        return removed
+
+    return forget
+
+
+def build_erasure(services: Services) -> ErasureService:
+    """Tiers in the order ErasureService runs them; `storage` (where the backend compacts) last."""
+    ports = services.ports
+    semantic = services.semantic
+    derived: list[Tier] = [("beliefs", lambda fp: semantic.store.forget_subject(fp.subject_id))]
+    if semantic.passages is not None:
+        passages = semantic.passages
+        derived.append(("history_passages", lambda fp: passages.erase_subject(fp.subject_id)))
+    if services.settings.procedural_enabled:
+        derived.append(("skill_drafts", lambda fp: forget_review_drafts(services.skills, fp)))
+    conversations = ports.conversation_memory
+    derived.append(("conversations", lambda fp: forget_conversations(conversations, fp)))
+    # Only a context service this process has built holds windows; building one here would not.
+    cleanup: list[Tier] = [
+        ("caches", lambda fp: clear_caches(services.__dict__["context"].windows, fp)
+         if "context" in services.__dict__ else 0)
+    ]  # fmt: skip
+    compaction = ports.compaction
+    if compaction is not None:
+        cleanup.append(("storage", lambda _: compaction()))
+    return ErasureService(
+        services.settings.tenant_id,
+        ports.erasure_ledger,
+        ports.subject_log,
+        ports.blob_store,
+        derived=derived,
+        cleanup=cleanup,
+        scheduler=ports.erasure_scheduler,
+    )
+
+
+def build_export(services: Services) -> SubjectExport:
+    return SubjectExport(
+        services.ports.subject_log,
+        services.ports.erasure_ledger,
+        lambda: services.semantic.store.active(),  # noqa: PLW0108 - builds the tier on first use
+        services.ports.blob_store,
+    )
