@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# jsii (aws-cdk-lib under Python) prints a banner on every synth when node is end-of-life. The value names
+# the one major version to silence: it only matters where node 20 is the newest available (this build
+# machine's Debian has no 22); on node 22 or later it does nothing. docs/deploy.md says to use 22+.
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 export AWS_ACCOUNT_ID_ENDPOINT_MODE ?= disabled
 
@@ -54,11 +57,18 @@ bench: $(STAMP)
 	$(PY) bench/compose.py
 	$(PY) bench/conversations.py
 
-synth: $(STAMP)
-	$(PY) -c "import subprocess,sys; sys.exit(subprocess.call(['npx','--yes','aws-cdk@2','synth','-c','tenant=acme','--quiet']))"
+# The CDK CLI is pinned in package.json/package-lock.json (`npm ci` installs exactly that version), so
+# every synth and deploy uses the same CLI; `npx cdk` runs it from node_modules, never a download.
+NODE_STAMP := node_modules/.package-lock.json
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-fund --no-audit
+
+synth: $(STAMP) $(NODE_STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" npx --no-install cdk synth -c tenant=acme --quiet
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" npx --no-install cdk synth -c account=true --quiet
 
 lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^agentmem' > requirements-dev.txt.new && mv requirements-dev.txt.new requirements-dev.txt
 
 clean:
-	rm -rf $(VENV) .agentmem cdk.out .mypy_cache .ruff_cache
+	rm -rf $(VENV) .agentmem cdk.out .mypy_cache .ruff_cache node_modules

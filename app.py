@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""CDK entry point: `cdk synth -c tenant=acme` builds the stack `agentmem-acme` (see infra/stack.py).
+"""CDK entry point: `cdk synth -c tenant=acme` builds the stack `agentmem-acme` (see infra/stack.py);
+`cdk synth -c account=true` builds the one-time `agentmem-account` stack instead (infra/account.py), which
+every tenant stack in the account and region relies on (docs/deploy.md).
 
 cdk.json runs plain `python3 app.py` so it works on any machine. When that interpreter lacks aws-cdk-lib
 and the project's .venv exists, this re-runs itself under .venv/bin/python (same argv, same environment,
@@ -34,12 +36,18 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     import aws_cdk as cdk
 
-    from infra.config import TenantConfigError
+    from infra.account import build_account_app
+    from infra.config import TenantConfigError, wants_account_stack
     from infra.stack import build_tenant_app
 
     app = cdk.App()
     try:
-        build_tenant_app(app)
+        # One stack per app: `cdk deploy` then needs no stack name, and a tenant deploy never touches the
+        # account-level settings.
+        if wants_account_stack(app.node):
+            build_account_app(app)
+        else:
+            build_tenant_app(app)
     except TenantConfigError as exc:
         sys.exit(str(exc))
     app.synth()

@@ -1,11 +1,14 @@
-"""Per-tenant deployment settings, parsed once from CDK context (`cdk synth -c tenant=acme ...`)."""
+"""Per-tenant deployment settings, parsed once: `tenants/<tenant>.json` if there is one, then CDK context
+(`cdk synth -c tenant=acme -c key=value ...`), which overrides the file key by key."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
+import aws_cdk as cdk
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -14,39 +17,37 @@ from pydantic import (
     StringConstraints,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
-TENANT_PATTERN = r"^[a-z0-9-]{1,32}$"
+from infra.config_types import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_LLM_MODEL,
+    DEV_SEARCH,
+    EMAIL_PATTERN,
+    MODEL_ID_PATTERN,
+    PRODUCTION_SEARCH,
+    SEARCH_INSTANCE_PATTERN,
+    TENANT_PATTERN,
+    TOPIC_ARN_PATTERN,
+    AccountId,
+    ArnPattern,
+    FunctionName,
+    Principal,
+    Region,
+    ReservedConcurrency,
+    SearchCapacity,
+    UsagePlanConfig,
+    json_or_commas,
+)
+from infra.paths import TENANTS_DIR
 
-# A Bedrock foundation model id or inference profile id; no `*` or `/`, so it cannot widen an IAM resource.
-MODEL_ID_PATTERN = r"^[a-z0-9][a-z0-9.:-]{2,127}$"
-# The defaults of agentmem.adapters.aws (bedrock_embedder, bedrock_llm); a test pins that they agree.
-DEFAULT_EMBEDDING_MODEL = "amazon.titan-embed-text-v2:0"
-DEFAULT_LLM_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
-
-# An OpenSearch Service instance type, e.g. `r7g.large.search`; OpenSearch Service checks that it exists.
-SEARCH_INSTANCE_PATTERN = r"^[a-z][a-z0-9]*\.[a-z0-9]+\.search$"
-
-# A principal, as agentmem ids are (agentmem.model.common.ID_PATTERN); an IAM caller ARN pattern (fnmatch).
-PRINCIPAL_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
-ARN_PATTERN = r"^arn:[A-Za-z0-9+=,.@_/:*?-]{1,1000}$"
-Principal = Annotated[str, StringConstraints(pattern=PRINCIPAL_PATTERN)]
-ArnPattern = Annotated[str, StringConstraints(pattern=ARN_PATTERN)]
-
-
-def _json_or_commas(value: Any) -> Any:
-    """`-c key=value` passes strings: a JSON object or list as is, else a comma list."""
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
-    if text.startswith(("{", "[")):
-        return json.loads(text)
-    return [part.strip() for part in text.split(",") if part.strip()]
-
+__all__ = ["APP_NAME", "SearchCapacity", "TenantConfig", "TenantConfigError", "wants_account_stack"]
 
 APP_NAME = "agentmem"
 EXAMPLE = "cdk synth -c tenant=acme"
+CONTEXT = "-c"  # how an error names a key that came from the command line (or cdk.json)
 
 
 class ContextSource(Protocol):
@@ -59,24 +60,16 @@ class TenantConfigError(ValueError):
     """The CDK context does not describe a deployable tenant; the message names the key and the rule."""
 
 
-@dataclass(frozen=True)
-class SearchCapacity:
-    """The OpenSearch Service domain's data nodes (infra/constructs/vectors.py)."""
-
-    instance_type: str
-    data_nodes: int
-    volume_gib: int
-
-    @property
-    def zone_aware(self) -> bool:
-        """More than one node: spread over two availability zones, so one zone can fail."""
-        return self.data_nodes > 1
-
-
-# Unset capacity keys follow removalPolicy: a retained stack holds a tenant's data in production and gets
-# two memory-optimized nodes in two zones; a throwaway dev stack gets the smallest single node.
-PRODUCTION_SEARCH = SearchCapacity(instance_type="r7g.large.search", data_nodes=2, volume_gib=20)
-DEV_SEARCH = SearchCapacity(instance_type="t3.small.search", data_nodes=1, volume_gib=10)
+def wants_account_stack(node: ContextSource) -> bool:
+    """`-c account=true`: synthesize the account stack (infra/account.py) rather than a tenant's."""
+    value = node.try_get_context("account")
+    if value is None or value is False:
+        return False
+    if value is True or str(value).strip().lower() in {"true", "1", "yes"}:
+        return True
+    if str(value).strip().lower() in {"false", "0", "no", ""}:
+        return False
+    raise TenantConfigError(f"invalid CDK context for {APP_NAME}: -c account={value!r} must be true or false")
 
 
 class TenantConfig(BaseModel):
@@ -110,10 +103,8 @@ class TenantConfig(BaseModel):
     # Who may read and write what (docs/access.md): IAM caller ARNs (fnmatch patterns) mapped to their
     # principals, e.g. {"arn:aws:sts::123456789012:assumed-role/catalogue-loader/*": ["writer", "finance"]},
     # and the principals that make a caller a writer (unset: the functions' default, `writer`).
-    principal_map: Annotated[dict[ArnPattern, list[Principal]] | None, BeforeValidator(_json_or_commas)] = (
-        None
-    )
-    writer_principals: Annotated[list[Principal] | None, BeforeValidator(_json_or_commas)] = None
+    principal_map: Annotated[dict[ArnPattern, list[Principal]] | None, BeforeValidator(json_or_commas)] = None
+    writer_principals: Annotated[list[Principal] | None, BeforeValidator(json_or_commas)] = None
     # Days raw events and blobs are kept (DynamoDB TTL on each event, an S3 lifecycle rule on blobs);
     # unset keeps them for good. Beliefs distilled from expired events survive (docs/erasure.md).
     retention_days: int | None = Field(default=None, ge=1, le=36_500)
@@ -122,6 +113,30 @@ class TenantConfig(BaseModel):
     search_data_nodes: int | None = Field(default=None, ge=1, le=80)
     # gp3 EBS per data node; 10 GiB is OpenSearch Service's minimum, the maximum depends on the instance type.
     search_volume_gib: int | None = Field(default=None, ge=10, le=24_576)
+
+    # The SNS topic every alarm notifies (state changes to ALARM and back to OK): an existing topic's ARN,
+    # or an e-mail address subscribed to a topic the stack creates. Neither: the stack's topic has no
+    # subscriber yet (its ARN is the AlarmTopicArn output); subscribe to it before relying on the alarms.
+    alarm_topic_arn: Annotated[str, StringConstraints(pattern=TOPIC_ARN_PATTERN)] | None = None
+    alarm_email: Annotated[str, StringConstraints(pattern=EMAIL_PATTERN)] | None = None
+
+    # The stack's `env`: unset, the CLI's credentials and region decide at deploy time, and the template
+    # stays environment-agnostic. Set, a deploy with credentials for another account fails early.
+    account: AccountId | None = None
+    region: Region | None = None
+    # Per function (by its folder under functions/): concurrency reserved for it, which is also its cap.
+    # A cap on the projector bounds the OpenSearch and Bedrock load a burst of appends can cause.
+    reserved_concurrency: Annotated[
+        dict[FunctionName, ReservedConcurrency] | None, BeforeValidator(json_or_commas)
+    ] = None
+    # API keys and a usage plan with per-key quotas; unset, SigV4 alone admits a caller.
+    usage_plan: Annotated[UsagePlanConfig | None, BeforeValidator(json_or_commas)] = None
+
+    @model_validator(mode="after")
+    def _one_alarm_destination(self) -> TenantConfig:
+        if self.alarm_topic_arn and self.alarm_email:
+            raise ValueError("set alarmTopicArn or alarmEmail, not both (subscribe the address to the topic)")
+        return self
 
     @field_validator("search_data_nodes")
     @classmethod
@@ -139,6 +154,12 @@ class TenantConfig(BaseModel):
         if self.writer_principals is not None:
             env["AGENTMEM_WRITER_PRINCIPALS"] = json.dumps(self.writer_principals)
         return env
+
+    @property
+    def environment(self) -> cdk.Environment | None:
+        if self.account is None and self.region is None:
+            return None
+        return cdk.Environment(account=self.account, region=self.region)
 
     @property
     def stack_name(self) -> str:
@@ -162,27 +183,57 @@ class TenantConfig(BaseModel):
         return [field.alias or name for name, field in cls.model_fields.items()]
 
     @classmethod
-    def from_context(cls, node: ContextSource) -> TenantConfig:
-        """Read the known keys only: CDK context also carries feature flags and CLI internals."""
-        raw = {key: value for key in cls.context_keys() if (value := node.try_get_context(key)) is not None}
+    def from_context(cls, node: ContextSource, tenants_dir: Path = TENANTS_DIR) -> TenantConfig:
+        """`tenants/<tenant>.json` (if present), then the known context keys over it. Only known keys are
+        read from context: it also carries feature flags and CLI internals."""
+        context = {
+            key: value for key in cls.context_keys() if (value := node.try_get_context(key)) is not None
+        }
+        from_file, file_label = _tenant_file(context.get("tenant"), tenants_dir)
+        raw = {**from_file, **context}
         if isinstance(raw.get("removalPolicy"), str):
             raw["removalPolicy"] = raw["removalPolicy"].strip().lower()
+        sources = {key: (CONTEXT if key in context else file_label) for key in raw}
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
-            raise TenantConfigError(_describe(exc)) from exc
+            raise TenantConfigError(_describe(exc, sources)) from exc
 
 
-def _describe(exc: ValidationError) -> str:
+def _tenant_file(tenant: Any, tenants_dir: Path) -> tuple[dict[str, Any], str]:
+    """The tenant's JSON file (its keys as in context), or nothing. The tenant id is checked first: it
+    becomes a path, so `../x` must never reach the file system."""
+    if not isinstance(tenant, str) or not re.fullmatch(TENANT_PATTERN, tenant):
+        return {}, CONTEXT  # validation reports the bad id
+    path = tenants_dir / f"{tenant}.json"
+    label = f"{tenants_dir.name}/{path.name}"
+    if not path.is_file():
+        return {}, label
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise TenantConfigError(f"invalid {label}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise TenantConfigError(f"invalid {label}: must be a JSON object of context keys")
+    if data.get("tenant", tenant) != tenant:
+        raise TenantConfigError(f"invalid {label}: tenant={data['tenant']!r} is not {tenant!r}")
+    return {key: value for key, value in data.items() if not key.startswith("$")}, label  # "$comment"
+
+
+def _describe(exc: ValidationError, sources: dict[str, str]) -> str:
     problems = []
     for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "context"
-        if error["type"] == "missing":
-            problems.append(f"-c {key}=... is required")
+        key = ".".join(str(part) for part in error["loc"])
+        source = sources.get(str(error["loc"][0]), CONTEXT) if error["loc"] else CONTEXT
+        where = f"-c {key}" if source == CONTEXT else f"{source}: {key}"
+        if not key:  # a rule across fields: its message names them
+            problems.append(error["msg"].removeprefix("Value error, "))
+        elif error["type"] == "missing":
+            problems.append(f"{where}=... is required")
         elif error["type"] == "string_pattern_mismatch":
             rule = f"must match {error.get('ctx', {}).get('pattern', '')}"
             rule += " (lower-case letters, digits, '-')" if key == "tenant" else ""
-            problems.append(f"-c {key}={error['input']!r} {rule}")
+            problems.append(f"{where}={error['input']!r} {rule}")
         else:
-            problems.append(f"-c {key}={error['input']!r}: {error['msg']}")
+            problems.append(f"{where}={error['input']!r}: {error['msg']}")
     return f"invalid CDK context for {APP_NAME}: " + "; ".join(problems) + f" (example: {EXAMPLE})"

@@ -10,9 +10,11 @@ from constructs import Construct
 from infra.config import APP_NAME, TenantConfig
 from infra.constructs.api import Api
 from infra.constructs.bedrock import BedrockModels, grant_rerank
+from infra.constructs.dashboard import Watched
 from infra.constructs.erasure import ErasureFunction
 from infra.constructs.layers import Layers
 from infra.constructs.library import LibraryFunction, TenantParts
+from infra.constructs.monitoring import Monitoring
 from infra.constructs.projector import Projector
 from infra.constructs.read import ReadFunction
 from infra.constructs.storage import Storage
@@ -99,9 +101,32 @@ class TenantStack(cdk.Stack):
                 compose_fn, self.compose.function, config.bedrock_rerank_model
             ).items():
                 compose_fn.add_environment(name, value)
+        self.monitoring = self._build_monitoring()
         self._add_outputs()
         cdk.Tags.of(self).add("app", APP_NAME)
         cdk.Tags.of(self).add("tenant", config.tenant)
+
+    def _build_monitoring(self) -> Monitoring:
+        functions = {
+            "write": self.api.write_function.function,
+            "read": self.read.function.function,
+            "projector": self.projector.function.function,
+            "erasure": self.erasure.function.function,
+            **({"skills": self.skills.function.function} if self.skills else {}),
+            "compose": self.compose.function.function,
+        }
+        watched = Watched(
+            api=self.api.rest_api,
+            functions=functions,
+            projector=self.projector.function.function,
+            domain=self.vectors.domain,
+            dead_letters={
+                "projector": (self.projector.dead_letters, self.projector.dead_letter_alarm),
+                "erasure": (self.erasure.dead_letters, self.erasure.dead_letter_alarm),
+            },
+            table=self.storage.table,
+        )
+        return Monitoring(self, "Monitoring", config=self.config, watched=watched)
 
     def _add_outputs(self) -> None:
         cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL; routes start with /v1")
@@ -120,10 +145,18 @@ class TenantStack(cdk.Stack):
             value=self.erasure.dead_letters.queue_url,
             description="Erasures that did not finish every tier after their retries",
         )
+        cdk.CfnOutput(
+            self,
+            "AlarmTopicArn",
+            value=self.monitoring.topic.topic_arn,
+            description="Every alarm of this tenant notifies this SNS topic (on ALARM and on OK)",
+        )
+        cdk.CfnOutput(self, "DashboardName", value=self.monitoring.dashboard.dashboard_name)
 
 
 def build_tenant_app(app: cdk.App) -> TenantStack:
     """Parse the tenant from `app`'s context, add its stack and the nag checks. Raises TenantConfigError."""
-    stack = TenantStack(app, config=TenantConfig.from_context(app.node))
+    config = TenantConfig.from_context(app.node)
+    stack = TenantStack(app, config=config, env=config.environment)
     add_checks(app)
     return stack

@@ -81,6 +81,7 @@ class Api(Construct):
         )
         self._add_error_responses()
         self.add_routes(self.write_function.function, function_routes("write"))
+        self.api_keys = self._build_usage_plan()
 
     @property
     def url(self) -> str:
@@ -147,11 +148,14 @@ class Api(Construct):
             description=f"agentmem API for tenant {self._config.tenant}",
             # Callers are agents signing with SigV4, not browsers: no CORS, no edge distribution.
             endpoint_types=[apigw.EndpointType.REGIONAL],
-            default_method_options=apigw.MethodOptions(authorization_type=apigw.AuthorizationType.IAM),
-            # Access logging needs the account-level API Gateway CloudWatch role. Retained, because it is
-            # shared by every API in the account and region, so deleting one tenant must not remove it.
-            cloud_watch_role=True,
-            cloud_watch_role_removal_policy=cdk.RemovalPolicy.RETAIN,
+            default_method_options=apigw.MethodOptions(
+                authorization_type=apigw.AuthorizationType.IAM,
+                # With a usage plan, every method needs an API key of the plan as well as SigV4.
+                api_key_required=self._config.usage_plan is not None,
+            ),
+            # Access logging needs API Gateway's CloudWatch role, an account setting (one per region): the
+            # account stack sets it once (infra/account.py); a tenant stack must not override it.
+            cloud_watch_role=False,
             deploy_options=apigw.StageOptions(
                 stage_name=STAGE_NAME,
                 access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
@@ -167,12 +171,6 @@ class Api(Construct):
         )
         # RestApi adds an `Endpoint` output of its own; the stack's `ApiUrl` is the one stable name.
         api.node.try_remove_child("Endpoint")
-        acknowledge(
-            api,
-            "AwsSolutions-IAM4",
-            "AmazonAPIGatewayPushToCloudWatchLogs is the AWS-managed policy made for this service role.",
-            "Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs",
-        )
         acknowledge(
             api,
             "AwsSolutions-COG4",
@@ -193,3 +191,41 @@ class Api(Construct):
             self.rest_api.add_gateway_response(
                 response_id, type=response_type, templates={"application/json": _ERROR_TEMPLATE}
             )
+
+    # --- usage plan (TenantConfig.usage_plan) ---------------------------------------------------------
+
+    def _build_usage_plan(self) -> dict[str, apigw.IApiKey]:
+        """One API key per configured name, all in one usage plan on the stage: the quota and the rate
+        limits hold for each key on its own. API Gateway generates the key values."""
+        plan_config = self._config.usage_plan
+        if plan_config is None:
+            return {}
+        quota = (
+            apigw.QuotaSettings(limit=plan_config.quota_per_day, period=apigw.Period.DAY)
+            if plan_config.quota_per_day
+            else None
+        )
+        throttle = (
+            apigw.ThrottleSettings(rate_limit=plan_config.rate_limit, burst_limit=plan_config.burst_limit)
+            if plan_config.rate_limit or plan_config.burst_limit
+            else None
+        )
+        plan = self.rest_api.add_usage_plan(
+            "UsagePlan",
+            name=f"{self._config.stack_name}-plan",
+            description=f"agentmem {self._config.tenant}: per-key quota and rate limits",
+            quota=quota,
+            throttle=throttle,
+            api_stages=[apigw.UsagePlanPerApiStage(api=self.rest_api, stage=self.rest_api.deployment_stage)],
+        )
+        keys: dict[str, apigw.IApiKey] = {}
+        for name in plan_config.keys:
+            key = apigw.ApiKey(
+                self,
+                f"ApiKey-{name}",
+                api_key_name=f"{self._config.stack_name}-{name}",
+                description=f"agentmem {self._config.tenant}: API key {name}",
+            )
+            plan.add_api_key(key)
+            keys[name] = key
+        return keys

@@ -113,11 +113,15 @@ class AgentmemFunction(Construct):
             environment={**base_environment(config), **environment},
             log_group=self.log_group,
             role=self.role,
+            # Keyed by the function's folder (write, read, projector, ...); unset, the account's pool.
+            reserved_concurrent_executions=(config.reserved_concurrency or {}).get(code_dir.name),
         )
         acknowledge(
             self,
             "AwsSolutions-L1",
-            "Pinned to python3.12: the dependency layer is built from 3.12 wheels and tested on 3.12.",
+            "Pinned to python3.12, not the newest runtime: the dependency layer's wheels are built for 3.12 "
+            "(infra/constructs/layers.py). The suite runs on Python 3.11 (the code supports 3.11+), so the "
+            "3.12 runtime itself is exercised only by a deployed stack (tests/e2e).",
         )
         acknowledge(
             self.role,

@@ -33,6 +33,8 @@ LEDGER_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem
 # Extra days a blob outlives the retention: one renewed when a day old (S3BlobStore) then outlives
 # every event pointing at it, whatever the clock skew and S3's rounding to midnight.
 BLOB_RETENTION_MARGIN_DAYS = 2
+# How long a deleted, overwritten or expired blob stays restorable (a noncurrent version).
+NONCURRENT_VERSION_DAYS = 30
 LOG_READ_APPEND_ACTIONS = (
     *LOG_READ_ACTIONS,
     "dynamodb:PutItem",
@@ -103,8 +105,9 @@ class Storage(Construct):
         )
 
     def _build_blob_bucket(self, access_logs: s3.IBucket) -> s3.Bucket:
-        # Blobs are content-addressed (key = sha256), so an overwrite is always the same bytes:
-        # versioning would add cost without protecting anything.
+        # Versioned: content addressing makes every overwrite the same bytes, but it does not protect the
+        # data the log points at from a human delete. A deleted or renewed blob stays a noncurrent version
+        # for NONCURRENT_VERSION_DAYS; an erasure removes every version (S3BlobStore.delete).
         return s3.Bucket(
             self,
             "BlobBucket",
@@ -114,16 +117,27 @@ class Storage(Construct):
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             server_access_logs_bucket=access_logs,
             server_access_logs_prefix="blobs/",
-            lifecycle_rules=self._blob_retention(),
+            versioned=True,
+            lifecycle_rules=[self._noncurrent_versions(), *self._blob_retention()],
             removal_policy=self._removal_policy,
             # A dev stack must be deletable in one command; CloudFormation cannot delete a non-empty bucket.
             auto_delete_objects=not self._config.retain,
         )
 
-    def _blob_retention(self) -> list[s3.LifecycleRule] | None:
+    @staticmethod
+    def _noncurrent_versions() -> s3.LifecycleRule:
+        return s3.LifecycleRule(
+            id="NoncurrentVersions",
+            noncurrent_version_expiration=cdk.Duration.days(NONCURRENT_VERSION_DAYS),
+            # A marker left over a version that expired hides nothing: drop it.
+            expired_object_delete_marker=True,
+            abort_incomplete_multipart_upload_after=cdk.Duration.days(1),
+        )
+
+    def _blob_retention(self) -> list[s3.LifecycleRule]:
         days = self._config.retention_days
         if days is None:
-            return None
+            return []
         return [
             s3.LifecycleRule(
                 id="BlobRetention",
@@ -158,8 +172,11 @@ class Storage(Construct):
         )
 
     def grant_blob_erase(self, grantee: iam.IGrantable) -> None:
-        """Check for and delete blob objects; nothing else of the bucket."""
-        self._grant_objects(grantee, "s3:GetObject", "s3:DeleteObject")
+        """List and delete every version of blob objects; nothing else of the bucket."""
+        self._grant_objects(grantee, "s3:GetObject", "s3:DeleteObjectVersion")
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=["s3:ListBucketVersions"], resource_arns=[self.bucket.bucket_arn]
+        )
 
     def grant_log_read_append(self, grantee: iam.IGrantable) -> iam.Grant:
         """Append events (one transaction) and read them back; nothing that deletes or rewrites."""

@@ -27,10 +27,13 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_opensearchservice as opensearch
 from constructs import Construct
 
-from infra.config import TenantConfig
+from infra.config import APP_NAME, TenantConfig
 from infra.nag import acknowledge
 
 NAME_LIMIT = 28  # domain names: 3-28 characters, [a-z][a-z0-9-]+
+DOMAIN_PREFIX = "am-"
+# Every OpenSearch log group of every tenant starts so; the account stack's log-delivery policy covers them.
+LOG_GROUP_PREFIX = f"{APP_NAME}-"
 ENGINE_VERSION = opensearch.EngineVersion.OPENSEARCH_2_19  # faiss with cosinesimil needs 2.19 or later
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH
 
@@ -39,28 +42,51 @@ READ_ACTIONS = ("es:ESHttpGet", "es:ESHttpHead")
 # (`<index>/_search`, `<index>/_count`; the adapter always names the index).
 SEARCH_ACTIONS = ("es:ESHttpPost",)
 SEARCH_PATHS = ("*/_search", "*/_count")
-# The erasure function: POST _refresh and _delete_by_query on the belief indices of any generation.
+# The erasure function: POST _refresh and _delete_by_query on the belief, observation and history
+# passage (events) indices of any generation.
 INDEX_PREFIX = "agentmem"  # agentmem.settings.Settings.opensearch_prefix, which the stack leaves as is
+GENERATION_KINDS = ("beliefs", "observations", "events")
 ERASE_PATHS = tuple(
-    f"{INDEX_PREFIX}-{kind}-g*/{api}"
-    for kind in ("beliefs", "observations")
-    for api in ("_refresh", "_delete_by_query")
+    f"{INDEX_PREFIX}-{kind}-g*/{api}" for kind in GENERATION_KINDS for api in ("_refresh", "_delete_by_query")
 )
-# PUT creates indexes and puts documents (compare-and-set); POST is _bulk, _refresh, _aliases and search.
-# No DELETE: a replay builds a new generation and moves the aliases to it; an erasure deletes by
-# query (a POST): the erasure function (grant_erase), and the projector when it purges a subject
-# erased while it was projecting.
-WRITE_ACTIONS = (*READ_ACTIONS, "es:ESHttpPost", "es:ESHttpPut")
+# What the projector sends (agentmem.adapters.aws.opensearch_belief_store, _beliefs, _tenant_index), and
+# nothing else: no DELETE, no `_cluster/*`, no index of another prefix, no root `_bulk`. Generation N of
+# the belief tier is `agentmem-beliefs-gN` + `agentmem-observations-gN` behind the aliases `agentmem-beliefs`
+# and `agentmem-observations`, and the history passages' `agentmem-events-gN` behind `agentmem-events`
+# (opensearch_passages); the skill and asset indexes are `agentmem-skills` and `agentmem-assets`.
+BELIEF_INDEXES = tuple(f"{INDEX_PREFIX}-{kind}-g*" for kind in GENERATION_KINDS)
+EVENTS_INDEX = BELIEF_INDEXES[2]
+LIBRARY_INDEXES = tuple(f"{INDEX_PREFIX}-{kind}" for kind in ("skills", "assets"))
+PROJECTOR_PATHS: dict[str, tuple[str, ...]] = {
+    # Documents and index metadata (exists checks are HEAD), and the aliases' current targets.
+    "es:ESHttpGet": (f"{INDEX_PREFIX}-*", f"_alias/{INDEX_PREFIX}-*"),
+    "es:ESHttpHead": (f"{INDEX_PREFIX}-*",),
+    # Index creation, and documents put by id with compare-and-set (`<index>/_doc/<id>`).
+    "es:ESHttpPut": (*BELIEF_INDEXES, *LIBRARY_INDEXES),
+    "es:ESHttpPost": (
+        # Bulk writes go to each index's own path: the domain refuses an `_index` in a bulk body.
+        *(f"{index}/{api}" for index in (*BELIEF_INDEXES, *LIBRARY_INDEXES) for api in ("_bulk", "_search")),
+        *(f"{index}/{api}" for index in BELIEF_INDEXES for api in ("_refresh", "_delete_by_query")),
+        f"{BELIEF_INDEXES[0]}/_count",
+        # The history passages: which of a batch are indexed already, and how many a subject has.
+        f"{EVENTS_INDEX}/_mget",
+        f"{EVENTS_INDEX}/_count",
+        # A new generation goes live by moving both aliases in one call (its body names the indexes).
+        "_aliases",
+    ),
+}
+# Off, a `_bulk` body could name any index whatever the path said, and path-scoped grants would mean little.
+ADVANCED_OPTIONS = {"rest.action.multi.allow_explicit_index": "false"}
 
 
 def domain_name(tenant: str) -> str:
     """`am-<tenant>`. A tenant id too long for the limit is cut and given a hash suffix, so two long tenant
     ids that share a prefix still get different domains."""
-    name = f"am-{tenant}"
+    name = f"{DOMAIN_PREFIX}{tenant}"
     if len(name) <= NAME_LIMIT:
         return name
     digest = hashlib.sha256(tenant.encode()).hexdigest()[:6]
-    return f"am-{tenant[: NAME_LIMIT - len('am--') - len(digest)]}-{digest}"
+    return f"{DOMAIN_PREFIX}{tenant[: NAME_LIMIT - len(DOMAIN_PREFIX) - 1 - len(digest)]}-{digest}"
 
 
 class SearchDomain(Construct):
@@ -76,15 +102,19 @@ class SearchDomain(Construct):
         self.arn = cdk.Stack.of(self).format_arn(service="es", resource="domain", resource_name=self.name)
         # Rendered at synth, once every function has asked for its access.
         self.access_policy = iam.PolicyDocument()
+        # Named `agentmem-<tenant>-opensearch-<kind>`: the account stack's one log-delivery policy covers
+        # every `agentmem-*` group (infra/account.py), so a tenant stack adds no resource policy of its own.
         self.log_groups = {
             kind: logs.LogGroup(
-                self, f"{kind}Logs", retention=LOG_RETENTION, removal_policy=self._removal_policy
+                self,
+                f"{kind}Logs",
+                log_group_name=f"{LOG_GROUP_PREFIX}{config.tenant}-opensearch-{slug}",
+                retention=LOG_RETENTION,
+                removal_policy=self._removal_policy,
             )
-            for kind in ("SlowSearch", "SlowIndex", "App")
+            for kind, slug in (("SlowSearch", "slow-search"), ("SlowIndex", "slow-index"), ("App", "app"))
         }
-        log_delivery = self._build_log_delivery_policy()
         self.domain = self._build_domain()
-        self.domain.node.add_dependency(log_delivery)  # OpenSearch Service checks it can write the groups
         cfn_domain = self.domain.node.default_child
         assert isinstance(cfn_domain, opensearch.CfnDomain)
         cfn_domain.access_policies = self.access_policy
@@ -105,8 +135,10 @@ class SearchDomain(Construct):
         self._allow(role, SEARCH_ACTIONS, *SEARCH_PATHS)
 
     def grant_write(self, role: iam.IRole) -> None:
-        """Everything `grant_read` allows, plus create indexes, write documents, refresh and move aliases."""
-        self._allow(role, WRITE_ACTIONS, "*")
+        """What the projector sends to the agentmem indexes: create them, read and write their documents,
+        bulk, search, refresh, purge an erased subject, move the aliases (PROJECTOR_PATHS)."""
+        for action, paths in PROJECTOR_PATHS.items():
+            self._allow(role, (action,), *paths)
 
     def grant_erase(self, role: iam.IRole) -> None:
         """Refresh and delete-by-query on the belief and observation indices of every generation:
@@ -120,26 +152,6 @@ class SearchDomain(Construct):
                 actions=list(actions),
                 resources=[f"{self.arn}/{path}" for path in paths],
             )
-        )
-
-    def _build_log_delivery_policy(self) -> logs.ResourcePolicy:
-        # Written here rather than by the Domain construct, which would add a custom-resource Lambda for it.
-        # Each tenant stack takes one of the 10 CloudWatch Logs resource policies an account has per region.
-        return logs.ResourcePolicy(
-            self,
-            "LogDeliveryPolicy",
-            resource_policy_name=f"{cdk.Stack.of(self).stack_name}-opensearch-logs",
-            policy_statements=[
-                iam.PolicyStatement(
-                    principals=[iam.ServicePrincipal("es.amazonaws.com")],
-                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                    resources=[group.log_group_arn for group in self.log_groups.values()],
-                    conditions={
-                        "StringEquals": {"aws:SourceAccount": cdk.Aws.ACCOUNT_ID},
-                        "ArnLike": {"aws:SourceArn": self.arn},
-                    },
-                )
-            ],
         )
 
     def _build_domain(self) -> opensearch.Domain:
@@ -175,14 +187,19 @@ class SearchDomain(Construct):
                 app_log_enabled=True,
                 app_log_group=self.log_groups["App"],
             ),
-            suppress_logs_resource_policy=True,  # see _build_log_delivery_policy
+            # The account stack's policy lets OpenSearch Service write the groups (infra/account.py).
+            suppress_logs_resource_policy=True,
             # An engine version bump upgrades in place; without this CloudFormation would replace the domain.
             enable_version_upgrade=True,
+            advanced_options=ADVANCED_OPTIONS,
             removal_policy=self._removal_policy,
         )
 
     def _acknowledge_findings(self) -> None:
-        projection = "The index is a projection of the log table; `agentmem replay` rebuilds it."
+        projection = (
+            "The indexes are projections of the log table, which is the only copy of the data. A rebuild on "
+            "AWS is not automated yet: `agentmem replay` rebuilds a local store, not this domain."
+        )
         acknowledge(
             self.domain,
             "AwsSolutions-OS1",

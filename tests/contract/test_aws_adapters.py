@@ -152,6 +152,20 @@ class TestS3BlobStore(BlobStoreContract):
         assert uri == f"s3://{BUCKET}/{key}"
         assert s3.head_object(Bucket=BUCKET, Key=key)["ContentType"] == "text/csv"
 
+    def test_delete_removes_every_version_of_a_versioned_bucket(self, store: BlobStore, s3: S3Client) -> None:
+        # The stack versions the blob bucket: an erased blob must not survive as a noncurrent version.
+        s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
+        data = b"erase every copy" * 50
+        digest = hashlib.sha256(data).hexdigest()
+        key = f"blobs/sha256/{digest[:2]}/{digest}"
+        store.put(data, sha256=digest, media_type="text/plain")
+        s3.put_object(Bucket=BUCKET, Key=key, Body=data)  # a second version, as a retention renewal writes
+        s3.delete_object(Bucket=BUCKET, Key=key)  # a stray delete: a marker over two versions
+        assert store.delete(digest) is True
+        left = s3.list_object_versions(Bucket=BUCKET, Prefix=key)
+        assert left.get("Versions", []) == [] and left.get("DeleteMarkers", []) == []
+        assert store.delete(digest) is False
+
     def test_uris_outside_the_bucket_are_not_found(self, store: BlobStore) -> None:
         digest = "ab" * 32
         for uri in (f"s3://other-bucket/blobs/sha256/ab/{digest}", f"file:///blobs/sha256/ab/{digest}"):

@@ -193,4 +193,6 @@ def test_outputs_name_the_api_url_table_bucket_search_endpoint_and_dead_letters(
         "SearchEndpoint",
         "ProjectorDeadLetterQueueUrl",
         "ErasureDeadLetterQueueUrl",
+        "AlarmTopicArn",
+        "DashboardName",
     }

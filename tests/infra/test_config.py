@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
 import pytest
 
 from infra.config import SearchCapacity, TenantConfig, TenantConfigError
+from infra.paths import TENANTS_DIR
 from infra.stack import build_tenant_app
+from tests.infra.conftest import Synth, only, synthesize
 
 
 class FakeContext:
@@ -178,3 +181,166 @@ def test_access_settings_reach_every_function_only_when_the_context_sets_them() 
 def test_invalid_access_settings_name_the_key(key: str, value: str) -> None:
     with pytest.raises(TenantConfigError, match=rf"-c {key}"):
         TenantConfig.from_context(FakeContext(tenant="acme", **{key: value}))
+
+
+# --- tenants/<tenant>.json, env, reserved concurrency, usage plan, alarm topic ------------------------
+
+EXAMPLE_FILE = TENANTS_DIR / "example.json"
+
+
+def _write(tmp_path: Path, tenant: str, body: Any) -> Path:
+    path = tmp_path / f"{tenant}.json"
+    path.write_text(body if isinstance(body, str) else json.dumps(body))
+    return path
+
+
+def test_the_example_tenant_file_is_a_valid_config() -> None:
+    config = TenantConfig.from_context(FakeContext(tenant="example"))
+    raw = json.loads(EXAMPLE_FILE.read_text())
+    assert (config.account, config.region) == (raw["account"], raw["region"])
+    assert config.reserved_concurrency == raw["reservedConcurrency"]
+    assert config.usage_plan is not None and config.usage_plan.keys == raw["usagePlan"]["keys"]
+    assert config.alarm_email == raw["alarmEmail"]
+    env = config.environment
+    assert env is not None and (env.account, env.region) == ("123456789012", "eu-west-1")
+
+
+def test_a_tenant_file_is_read_and_context_overrides_it_key_by_key(tmp_path: Path) -> None:
+    _write(tmp_path, "acme", {"retentionDays": 30, "procedural": False, "searchDataNodes": 4})
+    config = TenantConfig.from_context(FakeContext(tenant="acme", retentionDays="90"), tmp_path)
+    assert (config.retention_days, config.procedural, config.search_capacity.data_nodes) == (90, False, 4)
+
+
+def test_without_a_file_the_context_alone_decides(tmp_path: Path) -> None:
+    config = TenantConfig.from_context(FakeContext(tenant="acme"), tmp_path)
+    assert config.environment is None  # an environment-agnostic template, as before
+    assert (config.reserved_concurrency, config.usage_plan) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"retentionDays": 0}, r"acme\.json: retentionDays=0: .*greater than or equal to 1"),
+        ({"reservedConcurrency": {"writer": 5}}, r"acme\.json: reservedConcurrency\.writer"),
+        ({"reservedConcurrency": {"write": 0}}, r"acme\.json: reservedConcurrency\.write=0"),
+        ({"usagePlan": {"keys": []}}, r"acme\.json: usagePlan\.keys"),
+        ({"usagePlan": {"keys": ["a"], "quotaPerDya": 5}}, r"acme\.json: usagePlan\.quotaPerDya"),
+        ({"account": "12345"}, r"acme\.json: account='12345' must match"),
+        ({"region": "Europe"}, r"acme\.json: region='Europe' must match"),
+        ({"alarmEmail": "not-an-address"}, r"acme\.json: alarmEmail='not-an-address' must match"),
+        ({"alarmTopicArn": "arn:aws:sqs:eu-west-1:123456789012:q"}, r"acme\.json: alarmTopicArn="),
+        ({"unknownKey": 1}, r"acme\.json: unknownKey=1: Extra inputs are not permitted"),
+        ({"tenant": "other"}, r"acme\.json: tenant='other' is not 'acme'"),
+        ("[1, 2]", r"acme\.json: must be a JSON object"),
+        ("{not json", r"acme\.json: not JSON"),
+    ],
+)
+def test_a_bad_tenant_file_names_the_file_and_the_field(tmp_path: Path, body: Any, message: str) -> None:
+    _write(tmp_path, "acme", body)
+    with pytest.raises(TenantConfigError, match=message):
+        TenantConfig.from_context(FakeContext(tenant="acme"), tmp_path)
+
+
+def test_a_bad_context_value_over_a_good_file_is_named_as_context(tmp_path: Path) -> None:
+    _write(tmp_path, "acme", {"reservedConcurrency": {"write": 5}})
+    with pytest.raises(TenantConfigError, match=r"-c reservedConcurrency\.read="):
+        TenantConfig.from_context(FakeContext(tenant="acme", reservedConcurrency='{"read": -1}'), tmp_path)
+
+
+def test_a_tenant_id_that_is_not_an_id_never_becomes_a_path(tmp_path: Path) -> None:
+    (tmp_path / "escape.json").write_text("{}")
+    inner = tmp_path / "tenants"
+    inner.mkdir()
+    with pytest.raises(TenantConfigError, match=r"-c tenant='\.\./escape' must match"):
+        TenantConfig.from_context(FakeContext(tenant="../escape"), inner)
+
+
+def test_cli_json_strings_parse_for_nested_keys() -> None:
+    config = TenantConfig.from_context(
+        FakeContext(
+            tenant="acme",
+            reservedConcurrency='{"projector": 5}',
+            usagePlan='{"keys": ["a"], "quotaPerDay": 10}',
+            alarmTopicArn="arn:aws:sns:eu-west-1:123456789012:oncall",
+        )
+    )
+    assert config.reserved_concurrency == {"projector": 5}
+    assert config.usage_plan is not None and config.usage_plan.quota_per_day == 10
+
+
+def test_two_alarm_destinations_are_refused_naming_both() -> None:
+    with pytest.raises(TenantConfigError, match="set alarmTopicArn or alarmEmail, not both"):
+        TenantConfig.from_context(
+            FakeContext(
+                tenant="acme",
+                alarmEmail="a@example.com",
+                alarmTopicArn="arn:aws:sns:eu-west-1:123456789012:x",
+            )
+        )
+
+
+# --- what the options do to the stack (one synth for all of them) ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(
+        tmp_path_factory.mktemp("cdk-configured"),
+        account="123456789012",
+        region="eu-west-1",
+        removalPolicy="destroy",
+        reservedConcurrency='{"write": 40, "projector": 5}',
+        usagePlan='{"keys": ["planner", "analyst"], "quotaPerDay": 1000, "rateLimit": 5, "burstLimit": 10}',
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("infra")
+def test_account_and_region_become_the_stack_env(configured: Synth) -> None:
+    assert (configured.stack.account, configured.stack.region) == ("123456789012", "eu-west-1")
+    _, dashboard = only(configured.resources("AWS::CloudWatch::Dashboard"))
+    assert dashboard["Properties"]["DashboardName"] == "agentmem-acme-eu-west-1"
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("infra")
+def test_reserved_concurrency_is_set_on_the_named_functions_only(configured: Synth) -> None:
+    reserved = {
+        props["Properties"]["Description"].split(":")[0]: props["Properties"].get(
+            "ReservedConcurrentExecutions"
+        )
+        for props in configured.resources("AWS::Lambda::Function").values()
+        if str(props["Properties"].get("Description", "")).startswith("agentmem ")
+    }
+    assert len(reserved) == 6
+    assert reserved.pop("agentmem write path") == 40
+    assert reserved.pop("agentmem projector") == 5
+    assert set(reserved.values()) == {None}
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("infra")
+def test_usage_plan_meters_each_key_and_every_method_requires_one(configured: Synth) -> None:
+    _, plan = only(configured.resources("AWS::ApiGateway::UsagePlan"))
+    props = plan["Properties"]
+    assert props["Quota"] == {"Limit": 1000, "Period": "DAY"}
+    assert props["Throttle"] == {"RateLimit": 5, "BurstLimit": 10}
+    (stage,) = props["ApiStages"]
+    assert "Stage" in stage and "ApiId" in stage
+    keys = configured.resources("AWS::ApiGateway::ApiKey")
+    assert {k["Properties"]["Name"] for k in keys.values()} == {
+        "agentmem-acme-planner",
+        "agentmem-acme-analyst",
+    }
+    assert len(configured.resources("AWS::ApiGateway::UsagePlanKey")) == 2
+    methods = configured.resources("AWS::ApiGateway::Method").values()
+    assert methods and all(m["Properties"]["ApiKeyRequired"] is True for m in methods)
+    assert all(m["Properties"]["AuthorizationType"] == "AWS_IAM" for m in methods)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("infra")
+def test_without_a_usage_plan_no_method_asks_for_a_key(acme: Synth) -> None:
+    assert acme.resources("AWS::ApiGateway::UsagePlan") == {}
+    methods = acme.resources("AWS::ApiGateway::Method").values()
+    assert not any(m["Properties"].get("ApiKeyRequired") for m in methods)

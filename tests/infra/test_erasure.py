@@ -15,7 +15,7 @@ from tests.infra.conftest import Synth, only
 # Shares the session-scoped `acme` synth with test_stack.py (see the note there).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
 
-DELETES = {"dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "s3:DeleteObject"}
+DELETES = {"dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "s3:DeleteObject", "s3:DeleteObjectVersion"}
 
 
 def _function(synth: Synth, description: str) -> tuple[str, dict[str, Any]]:
@@ -81,8 +81,10 @@ def test_the_erasure_function_deletes_only_in_the_tenants_log_partitions(acme: S
     }
     table_wide = [s for s in statements if str(s["Resource"]).find("LogTable") >= 0 and not _leading_keys(s)]
     assert table_wide == []  # every table statement names its partitions
-    (blobs,) = [s for s in statements if "s3:DeleteObject" in _actions(s)]
-    assert _actions(blobs) == {"s3:GetObject", "s3:DeleteObject"}
+    # Every version: the bucket is versioned, and a plain DeleteObject would leave the bytes behind.
+    (blobs,) = [s for s in statements if "s3:DeleteObjectVersion" in _actions(s)]
+    assert _actions(blobs) == {"s3:GetObject", "s3:DeleteObjectVersion"}
+    assert any("s3:ListBucketVersions" in _actions(s) for s in statements)
 
 
 def test_the_erasure_function_serves_its_routes_and_drains_its_queue(acme: Synth) -> None:
@@ -112,6 +114,9 @@ def test_the_table_expires_items_by_their_expires_at(acme: Synth) -> None:
 
 def test_without_a_retention_blobs_never_expire_and_no_function_stamps_expiry(acme: Synth) -> None:
     _, bucket = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
-    assert "LifecycleConfiguration" not in bucket["Properties"]
+    # Only the rule for noncurrent versions, which every versioned blob bucket has.
+    assert [rule["Id"] for rule in bucket["Properties"]["LifecycleConfiguration"]["Rules"]] == [
+        "NoncurrentVersions"
+    ]
     for function in acme.resources("AWS::Lambda::Function", {"Handler": "handler.handler"}).values():
         assert "AGENTMEM_RETENTION_DAYS" not in function["Properties"]["Environment"]["Variables"]

@@ -353,21 +353,53 @@ def test_access_policy_names_only_the_projector_and_the_read_only_functions(
     eraser = "<{}.Arn>".format(_function(acme, "erasure")[1]["Properties"]["Role"]["Fn::GetAtt"][0])
     everything = f"{DOMAIN_ARN}/*"
     assert _access_grants(acme) == {
-        # Erasure: refresh and delete by query on every generation's belief indices, nothing else.
+        # Erasure: refresh and delete by query on every generation's belief and passage indices, nothing else.
         *(
             (eraser, "es:ESHttpPost", f"{DOMAIN_ARN}/agentmem-{kind}-g*/{api}")
-            for kind in ("beliefs", "observations")
+            for kind in ("beliefs", "observations", "events")
             for api in ("_refresh", "_delete_by_query")
         ),
-        # Read and write: create indexes, put documents (compare-and-set), _bulk, _refresh, _aliases.
-        *((writer, action, everything) for action in ("es:ESHttpGet", "es:ESHttpHead")),
-        *((writer, action, everything) for action in ("es:ESHttpPost", "es:ESHttpPut")),
+        # The projector: exactly the paths its adapters send to, on the agentmem indexes only.
+        *_projector_grants(writer),
         # Read (read, skills and compose functions): get anything, and POST only to search and count.
         *((read_only, "es:ESHttpGet", everything) for read_only in readers),
         *((read_only, "es:ESHttpHead", everything) for read_only in readers),
         *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_search") for read_only in readers),
         *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_count") for read_only in readers),
     }
+
+
+def _projector_grants(writer: str) -> set[tuple[str, str, str]]:
+    beliefs, observations, events = "agentmem-beliefs-g*", "agentmem-observations-g*", "agentmem-events-g*"
+    generations = (beliefs, observations, events)
+    libraries = ("agentmem-skills", "agentmem-assets")
+    posts = [
+        *(f"{index}/{api}" for index in (*generations, *libraries) for api in ("_bulk", "_search")),
+        *(f"{index}/{api}" for index in generations for api in ("_refresh", "_delete_by_query")),
+        f"{beliefs}/_count",
+        f"{events}/_mget",
+        f"{events}/_count",
+        "_aliases",
+    ]
+    paths = {
+        "es:ESHttpGet": ["agentmem-*", "_alias/agentmem-*"],
+        "es:ESHttpHead": ["agentmem-*"],
+        "es:ESHttpPut": [*generations, *libraries],
+        "es:ESHttpPost": posts,
+    }
+    return {(writer, action, f"{DOMAIN_ARN}/{path}") for action, listed in paths.items() for path in listed}
+
+
+def test_the_projector_may_not_touch_the_cluster_or_a_root_bulk(
+    acme: Synth, projector: dict[str, Any]
+) -> None:
+    writer = "<{}.Arn>".format(projector["Role"]["Fn::GetAtt"][0])
+    resources = {resource for principal, _, resource in _access_grants(acme) if principal == writer}
+    for forbidden in ("_bulk", "_cluster/settings", "_delete_by_query", "*", "_all/_delete_by_query"):
+        assert f"{DOMAIN_ARN}/{forbidden}" not in resources
+    # With explicit indexes in bulk bodies refused, a bulk can reach only the index of its path.
+    options = _domain(acme)["Properties"]["AdvancedOptions"]
+    assert options == {"rest.action.multi.allow_explicit_index": "false"}
 
 
 def test_no_principal_may_delete_or_patch_in_the_domain(acme: Synth) -> None:
@@ -394,22 +426,14 @@ def test_slow_and_error_logs_go_to_cloudwatch_kept_one_month(acme: Synth) -> Non
         assert group["DeletionPolicy"] == "Retain"
 
 
-def test_only_this_domain_may_write_its_log_groups(acme: Synth) -> None:
-    policy_id, policy = only(acme.resources("AWS::Logs::ResourcePolicy"))
-    assert policy["Properties"]["PolicyName"] == "agentmem-acme-opensearch-logs"
-    (statement,) = json.loads(_render(policy["Properties"]["PolicyDocument"]))["Statement"]
-    options = _domain(acme)["Properties"]["LogPublishingOptions"].values()
-    assert statement["Principal"] == {"Service": "es.amazonaws.com"}
-    assert sorted(statement["Action"]) == ["logs:CreateLogStream", "logs:PutLogEvents"]
-    assert sorted(statement["Resource"]) == sorted(
-        _render(option["CloudWatchLogsLogGroupArn"]) for option in options
-    )
-    assert statement["Condition"] == {
-        "StringEquals": {"aws:SourceAccount": "<AWS::AccountId>"},
-        "ArnLike": {"aws:SourceArn": DOMAIN_ARN},
-    }
-    # OpenSearch Service checks it may write the groups when the domain is created or updated.
-    assert policy_id in _domain(acme)["DependsOn"]
+def test_domain_log_groups_rely_on_the_account_stacks_delivery_policy(acme: Synth) -> None:
+    # One CloudWatch Logs resource policy per tenant would cap an account at ten tenants per region: the
+    # account stack's covers every `agentmem-*` group (tests/infra/test_account.py).
+    assert acme.resources("AWS::Logs::ResourcePolicy") == {}
+    groups = acme.template.to_json()["Resources"]
+    for option in _domain(acme)["Properties"]["LogPublishingOptions"].values():
+        group = groups[option["CloudWatchLogsLogGroupArn"]["Fn::GetAtt"][0]]
+        assert group["Properties"]["LogGroupName"].startswith("agentmem-acme-opensearch-")
     # Written as plain resources: the Domain construct's own log and access policies are custom-resource
     # Lambdas (and the retained stack has no custom resource at all).
     types = {resource["Type"] for resource in acme.template.to_json()["Resources"].values()}

@@ -18,7 +18,6 @@ EXPECTED_ACKNOWLEDGED = {
     "AwsSolutions-IAM5[Resource::*]",
     "AwsSolutions-IAM5[Resource::<StorageBlobBucket01221242.Arn>/*]",
     "AwsSolutions-L1",
-    "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
     "AwsSolutions-APIG2",
     "AwsSolutions-APIG3",
     "AwsSolutions-COG4",
@@ -134,6 +133,19 @@ def test_blob_bucket_blocks_public_access_and_encrypts(acme: Synth) -> None:
         "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
     }
     assert bucket["DeletionPolicy"] == "Retain"
+
+
+def test_blob_bucket_is_versioned_and_noncurrent_versions_expire(acme: Synth) -> None:
+    # Content addressing does not protect the bytes the log points at from a human delete: versioning does.
+    _, bucket = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    assert bucket["Properties"]["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert bucket["Properties"]["LifecycleConfiguration"]["Rules"][0] == {
+        "Id": "NoncurrentVersions",
+        "NoncurrentVersionExpiration": {"NoncurrentDays": 30},
+        "ExpiredObjectDeleteMarker": True,
+        "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1},
+        "Status": "Enabled",
+    }
 
 
 def test_blob_bucket_policy_denies_requests_without_tls(acme: Synth) -> None:

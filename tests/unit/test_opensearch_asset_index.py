@@ -167,12 +167,12 @@ def test_update_is_one_bulk_of_deletes_then_puts(index: OpenSearchAssetIndex, fa
     index.update([CUSTOMERS, ORDERS], ["old-one"])
 
     (bulk,) = fake.requests
-    assert (bulk.method, bulk.path, bulk.params) == ("POST", "/_bulk", {})
+    assert (bulk.method, bulk.path, bulk.params) == ("POST", f"/{INDEX}/_bulk", {})
     assert bulk.body == [
-        {"delete": {"_index": INDEX, "_id": "acme|old-one"}},
-        {"index": {"_index": INDEX, "_id": "acme|customers"}},
+        {"delete": {"_id": "acme|old-one"}},
+        {"index": {"_id": "acme|customers"}},
         document(CUSTOMERS),
-        {"index": {"_index": INDEX, "_id": "acme|orders"}},
+        {"index": {"_id": "acme|orders"}},
         document(ORDERS),
     ]
 
@@ -184,7 +184,7 @@ def test_an_id_put_twice_is_sent_once_with_its_last_entry(
     newer = IndexedAsset("customers", "crm/customers", 9, ("sales",), "Accounts", NORTH)
     index.update([CUSTOMERS, newer], [])
     assert bulk_lines(fake.requests[0]) == [
-        {"index": {"_index": INDEX, "_id": "acme|customers"}},
+        {"index": {"_id": "acme|customers"}},
         document(newer),
     ]
 
@@ -207,7 +207,7 @@ def test_a_large_update_is_split_into_bulks_under_the_byte_limit(
         assert sent <= limit
         assert "delete" in lines[0] or "index" in lines[0]  # a document never opens a body
     everything = [line for lines in bodies for line in lines]
-    assert everything[0] == {"delete": {"_index": INDEX, "_id": "acme|gone"}}
+    assert everything[0] == {"delete": {"_id": "acme|gone"}}
     assert [line["asset_id"] for line in everything if "asset_id" in line] == [a.asset_id for a in assets]
 
 

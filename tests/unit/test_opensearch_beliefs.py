@@ -389,11 +389,9 @@ def test_an_update_is_conditional_and_archives_past_versions(
     assert put.params == {"if_seq_no": "7", "if_primary_term": "2"}
     assert (put.body["doc_id"], put.body["version"], put.body["vector"]) == ("city", 2, NORTH)
     assert len(put.body["chain"]) == 2
-    assert (bulk.method, bulk.path) == ("POST", "/_bulk")
+    assert (bulk.method, bulk.path) == ("POST", f"/{BELIEFS}/_bulk")
     action, doc = bulk.body
-    assert action == {
-        "index": {"_index": BELIEFS, "_id": f"{CHAIN_ID}|v1", "version": 5, "version_type": "external_gte"}
-    }
+    assert action == {"index": {"_id": f"{CHAIN_ID}|v1", "version": 5, "version_type": "external_gte"}}
     assert (doc["kind"], doc["current"], doc["doc_id"], doc["version"]) == ("archived", False, "city@v1", 1)
     assert "vector" not in doc
 

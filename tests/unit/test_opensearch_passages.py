@@ -137,9 +137,11 @@ def test_add_creates_each_passage_under_its_id_and_a_repeat_is_no_error(
     answer(fake, (200, reply))
     assert index.add([GARDEN, MOVE], [EAST, NORTH]) == 1
     (bulk,) = fake.requests
-    assert (bulk.method, bulk.path) == ("POST", "/_bulk")
+    # The index's own path and no `_index` in the body: the domain refuses explicit indexes in bulk
+    # bodies, and the projector may POST only to `<index>/_bulk` (infra/constructs/vectors.py).
+    assert (bulk.method, bulk.path) == ("POST", f"/{EVENTS}/_bulk")
     action, doc = bulk.body[0], bulk.body[1]
-    assert action == {"create": {"_index": EVENTS, "_id": f"acme|priya|{GARDEN.passage_id}"}}
+    assert action == {"create": {"_id": f"acme|priya|{GARDEN.passage_id}"}}
     assert doc["vector"] == EAST and doc["text"] == GARDEN.text and doc["session_id"] == "s1"
     assert doc["passage"] == GARDEN.model_dump(mode="json")
 
@@ -207,3 +209,31 @@ def test_reads_of_a_generation_not_created_yet_are_empty(
     assert index.count("priya") == 0
     assert index.keyword_search("priya", " ", 3) == [] and index.vector_search("priya", EAST, 0) == []
     assert len(fake.requests) == 3
+
+
+def test_every_request_the_projector_sends_for_passages_is_one_its_policy_allows(
+    store: OpenSearchPassageStore, fake: FakeConnection
+) -> None:
+    """The domain's access policy names paths (infra/constructs/vectors.py PROJECTOR_PATHS); a
+    request outside them is a 403 in production that no offline test would otherwise see."""
+    from fnmatch import fnmatchcase
+
+    from infra.constructs.vectors import PROJECTOR_PATHS
+
+    answer(fake, ACK, NO_ALIAS, NO_ALIAS, ACK)  # the first generation and its alias
+    index = store.generation(1)
+    answer(fake, (200, {"docs": [{"_id": "x", "found": False}]}))
+    index.missing("priya", [GARDEN.passage_id])
+    answer(fake, (200, {"errors": False, "items": [{"create": {"status": 201}}]}))
+    index.add([GARDEN], [EAST])
+    answer(fake, (200, {"count": 1}))
+    index.count("priya")
+    answer(fake, (200, {"deleted": 1}), ACK)
+    index.erase_subject("priya")
+    sent = {(r.method, r.path.lstrip("/")) for r in fake.requests}
+    refused = {
+        (method, path)
+        for method, path in sent
+        if not any(fnmatchcase(path, p) for p in PROJECTOR_PATHS.get(f"es:ESHttp{method.capitalize()}", ()))
+    }
+    assert len(sent) >= 6 and refused == set()

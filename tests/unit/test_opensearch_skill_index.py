@@ -147,10 +147,10 @@ def test_update_is_one_bulk_of_deletes_then_puts(index: OpenSearchSkillIndex, fa
     index.update([PARSE, EMAIL], [("function", "old-one")])
 
     (bulk,) = fake.requests
-    assert (bulk.method, bulk.path, bulk.params) == ("POST", "/_bulk", {})
+    assert (bulk.method, bulk.path, bulk.params) == ("POST", f"/{INDEX}/_bulk", {})
     assert bulk.body == [
-        {"delete": {"_index": INDEX, "_id": "acme|function|old-one"}},
-        {"index": {"_index": INDEX, "_id": "acme|function|parse-csv"}},
+        {"delete": {"_id": "acme|function|old-one"}},
+        {"index": {"_id": "acme|function|parse-csv"}},
         {
             "tenant_id": "acme",
             "kind": "function",
@@ -159,7 +159,7 @@ def test_update_is_one_bulk_of_deletes_then_puts(index: OpenSearchSkillIndex, fa
             "text": "parse csv rows",
             "vector": EAST,
         },
-        {"index": {"_index": INDEX, "_id": "acme|guidance|send-email"}},
+        {"index": {"_id": "acme|guidance|send-email"}},
         {
             "tenant_id": "acme",
             "kind": "guidance",

@@ -53,6 +53,7 @@ class MemoryClient:
         retries: int = 3,
         local_principals: str | None = None,
         api_key: str | None = None,
+        gateway_api_key: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._region = sigv4_region
@@ -62,6 +63,9 @@ class MemoryClient:
         self._principals = local_principals
         # `agentmem serve` with AGENTMEM_API_KEYS set requires one (sent as a bearer token).
         self._api_key = api_key
+        # A tenant stack with a usage plan (TenantConfig.usage_plan) wants an API Gateway key in
+        # `x-api-key` on top of SigV4; it is signed with the rest of the request.
+        self._gateway_api_key = gateway_api_key
         self._http = urllib3.PoolManager(
             maxsize=16,  # one connection per concurrent caller thread, reused (keep-alive)
             timeout=urllib3.Timeout(total=timeout_seconds),
@@ -87,6 +91,8 @@ class MemoryClient:
             headers["x-agentmem-principals"] = self._principals
         if self._api_key:
             headers["authorization"] = f"Bearer {self._api_key}"
+        if self._gateway_api_key:
+            headers["x-api-key"] = self._gateway_api_key
         if self._region:
             headers = self._sign(method, url, data, headers, self._region)
         response = self._http.request(method, url, body=data, headers=headers)

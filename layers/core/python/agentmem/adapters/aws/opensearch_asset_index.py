@@ -76,7 +76,7 @@ class OpenSearchAssetIndex(TenantIndex):
         request, or in several when the body would pass `max_bulk_bytes`. Not atomic: if an item
         fails this raises after its request, and the caller's retry is safe because every action
         is keyed by document id."""
-        self._send(bulk_actions(self._index, self._tenant, put, remove))
+        self._send(bulk_actions(self._tenant, put, remove))
 
     def stamps(self) -> dict[str, int]:
         """Every indexed asset of the tenant with its change_seq, read page by page in id order

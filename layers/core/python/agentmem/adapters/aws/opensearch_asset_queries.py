@@ -92,10 +92,11 @@ def asset_doc_id(tenant_id: str, asset_id: str) -> str:
     return document_id(tenant_id, asset_id)
 
 
-def bulk_actions(index: str, tenant_id: str, put: Sequence[IndexedAsset], remove: Sequence[str]) -> list[str]:
+def bulk_actions(tenant_id: str, put: Sequence[IndexedAsset], remove: Sequence[str]) -> list[str]:
     """NDJSON actions, deletes first, then puts, in order on the one shard: an id in both ends up
-    written, as in the SQLite index; an id put twice keeps its last entry."""
-    actions = [line({"delete": {"_index": index, "_id": asset_doc_id(tenant_id, a)}}) for a in remove]
+    written, as in the SQLite index; an id put twice keeps its last entry. No `_index`: the bulk
+    goes to the index's own path (opensearch_bulk)."""
+    actions = [line({"delete": {"_id": asset_doc_id(tenant_id, a)}}) for a in remove]
     for a in {asset.asset_id: asset for asset in put}.values():
         doc = {
             "tenant_id": tenant_id,
@@ -106,7 +107,7 @@ def bulk_actions(index: str, tenant_id: str, put: Sequence[IndexedAsset], remove
             "text": a.text,  # as the composer built it (title, path words, body, payload strings)
             "vector": [float(x) for x in a.vector],
         }
-        meta = {"index": {"_index": index, "_id": asset_doc_id(tenant_id, a.asset_id)}}
+        meta = {"index": {"_id": asset_doc_id(tenant_id, a.asset_id)}}
         actions.append(line(meta) + line(doc))
     return actions
 

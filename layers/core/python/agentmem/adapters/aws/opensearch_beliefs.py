@@ -161,11 +161,11 @@ class OpenSearchBeliefIndex:
         logged, not raised: the chain is already written, and a retry would find the observation
         applied and never come back here. A refold that shortens a chain leaves the old tail
         until a replay builds a fresh generation."""
-        actions = ref.archive_actions(self._beliefs, chain, chain_version)
+        actions = ref.archive_actions(chain, chain_version)
         if not actions:
             return
         try:
-            result = self._client.bulk(body=actions, **self._write)
+            result = self._client.bulk(body=actions, index=self._beliefs, **self._write)
         except OpenSearchException as exc:
             logger.warning("archived versions not written", extra={"chain": ref.id, "fault": repr(exc)})
             return

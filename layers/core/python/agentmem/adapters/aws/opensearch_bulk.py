@@ -1,5 +1,8 @@
 """Bulk writes to an OpenSearch index, shared by the skill and asset indexes: NDJSON bodies cut
-under a byte limit, and item failures turned into domain errors. A `_bulk` is not atomic; every
+under a byte limit, and item failures turned into domain errors. A bulk is sent to its index's own
+`<index>/_bulk` and its action lines name no `_index`: the domain refuses explicit indexes in bulk
+bodies (`rest.action.multi.allow_explicit_index: false`), so the access policy's index paths are
+the only indexes a writer can reach. A `_bulk` is not atomic; every
 action is keyed by document id, so retrying a whole update after a failure is safe."""
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ def send(
     client: OpenSearch,
     actions: Sequence[str],
     *,
+    index: str,
     what: str,
     params: dict[str, Any],
     max_bytes: int = MAX_BULK_BYTES,
@@ -79,5 +83,5 @@ def send(
     bodies as fit under `max_bytes`, raising on the first body with a failed item."""
     for body, count in chunked(actions, max_bytes):
         with translated(what):
-            reply: dict[str, Any] = client.bulk(body=body, **params)
+            reply: dict[str, Any] = client.bulk(body=body, index=index, **params)
         raise_for(bulk_failures(reply), count, what)

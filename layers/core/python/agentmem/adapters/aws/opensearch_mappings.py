@@ -196,13 +196,13 @@ class ChainRef:
             doc["vector"] = list(vector)
         return doc
 
-    def archive_actions(self, index: str, chain: list[Belief], chain_version: int) -> list[Body]:
+    def archive_actions(self, chain: list[Belief], chain_version: int) -> list[Body]:
         """Bulk actions that copy each past version to `<chain id>|v<N>`. external_gte with the
         chain document's _version: a slow writer of an older chain loses (409) to a newer one, and
         rewriting the same chain is a no-op."""
         actions: list[Body] = []
         for belief in chain[:-1]:
-            meta = {"_index": index, "_id": self.archived_id(belief.version)}
+            meta = {"_id": self.archived_id(belief.version)}  # no _index: sent to <index>/_bulk
             actions.append({"index": meta | {"version": chain_version, "version_type": "external_gte"}})
             actions.append(self.belief_doc(belief, "archived"))
         return actions

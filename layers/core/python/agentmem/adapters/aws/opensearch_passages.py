@@ -152,14 +152,14 @@ class OpenSearchPassageIndex:
         if len(passages) != len(vectors):
             raise ValueError("add takes one vector per passage")
         actions = [
-            line({"create": {"_index": self._index, "_id": passage_doc_id(self._tenant, p)}})
+            line({"create": {"_id": passage_doc_id(self._tenant, p)}})  # no _index: sent to <index>/_bulk
             + line(passage_doc(self._tenant, p, v))
             for p, v in zip(passages, vectors, strict=True)
         ]
         added = 0
         for body, count in chunked(actions, 5 * 1024 * 1024):
             with translated("index passages"):
-                reply: dict[str, Any] = self._client.bulk(body=body, **self._write)
+                reply: dict[str, Any] = self._client.bulk(body=body, index=self._index, **self._write)
             # 409: the passage is already indexed (a redelivery), which is what create is for.
             raise_for([f for f in bulk_failures(reply) if f.get("status") != 409], count, "index passages")
             added += sum(

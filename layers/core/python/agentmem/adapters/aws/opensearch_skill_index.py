@@ -66,7 +66,7 @@ class OpenSearchSkillIndex(TenantIndex):
         request, or several when the body would pass `max_bulk_bytes` (a rebuild sends the whole
         library). Not atomic: if an item fails this raises, and the caller's retry is safe because
         every action is keyed by document id."""
-        self._send(bulk_actions(self._index, self._tenant, put, remove))
+        self._send(bulk_actions(self._tenant, put, remove))
 
     def stamps(self) -> dict[SkillKey, str]:
         """Every indexed item of the tenant with its stamp, read page by page in key order."""

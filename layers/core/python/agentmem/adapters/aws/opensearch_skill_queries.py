@@ -57,14 +57,13 @@ def skill_doc_id(tenant_id: str, key: SkillKey) -> str:
     return document_id(tenant_id, *key)
 
 
-def bulk_actions(
-    index: str, tenant_id: str, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]
-) -> list[str]:
+def bulk_actions(tenant_id: str, put: Sequence[IndexedSkill], remove: Sequence[SkillKey]) -> list[str]:
     """NDJSON actions, deletes first, then puts: a bulk request runs in order on the one shard,
-    so a key in both ends up written, as in the SQLite index."""
-    actions = [line({"delete": {"_index": index, "_id": skill_doc_id(tenant_id, key)}}) for key in remove]
+    so a key in both ends up written, as in the SQLite index. No `_index`: the bulk goes to the
+    index's own path (opensearch_bulk)."""
+    actions = [line({"delete": {"_id": skill_doc_id(tenant_id, key)}}) for key in remove]
     for skill in put:
-        meta = {"index": {"_index": index, "_id": skill_doc_id(tenant_id, (skill.kind, skill.skill_id))}}
+        meta = {"index": {"_id": skill_doc_id(tenant_id, (skill.kind, skill.skill_id))}}
         doc = {
             "tenant_id": tenant_id,
             "kind": skill.kind,

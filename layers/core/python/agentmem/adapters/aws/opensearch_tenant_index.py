@@ -57,7 +57,14 @@ class TenantIndex:
         """Bulk-write NDJSON actions, in as many requests as the byte limit needs."""
         if actions:
             what = f"update {self._label}"
-            send(self._client, actions, what=what, params=self._write, max_bytes=self._max_bulk_bytes)
+            send(
+                self._client,
+                actions,
+                index=self._index,
+                what=what,
+                params=self._write,
+                max_bytes=self._max_bulk_bytes,
+            )
 
     def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
         """The hits of one search, or none when the index does not exist yet."""

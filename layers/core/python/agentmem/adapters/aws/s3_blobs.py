@@ -87,16 +87,29 @@ class S3BlobStore:
         return bool(SHA256_HEX.fullmatch(sha256)) and self._head(self._key(sha256)) is not None
 
     def delete(self, sha256: str) -> bool:
+        """Remove every version of the blob, delete markers included: the stack versions the bucket
+        (so a stray human delete can be undone), and a plain DeleteObject would only hide the bytes
+        behind a marker. True when a version holding bytes was removed."""
         if not SHA256_HEX.fullmatch(sha256):
             return False
         key = self._key(sha256)
-        if self._head(key) is None:
-            return False
         try:
-            self._client.delete_object(Bucket=self._bucket, Key=key)
+            versions = self._versions(key)
+            for version_id, _ in versions:
+                self._client.delete_object(Bucket=self._bucket, Key=key, VersionId=version_id)
         except (ClientError, BotoCoreError) as exc:
             raise translate_client_error(exc, "delete blob") from exc
-        return True
+        return any(holds_bytes for _, holds_bytes in versions)
+
+    def _versions(self, key: str) -> list[tuple[str, bool]]:
+        """(version id, holds bytes) of every version and delete marker of exactly `key` (an
+        unversioned bucket answers its one object as version `null`)."""
+        found: list[tuple[str, bool]] = []
+        paginator = self._client.get_paginator("list_object_versions")
+        for page in paginator.paginate(Bucket=self._bucket, Prefix=key):
+            found += [(v["VersionId"], True) for v in page.get("Versions", []) if v["Key"] == key]
+            found += [(m["VersionId"], False) for m in page.get("DeleteMarkers", []) if m["Key"] == key]
+        return found
 
     def _current(self, key: str) -> bool:
         """The object exists and, with retention, was written recently enough to keep."""
