@@ -19,7 +19,7 @@ from agentmem.compose import authoring
 from agentmem.compose.model import Asset, ComposerSkillSpec, Scope
 from agentmem.mcp_server.backend import LocalBackend
 from agentmem.mcp_server.identity import FixedIdentity
-from agentmem.mcp_server.server import ServerOptions, build_server
+from agentmem.mcp_server.server import build_server
 from tests.functional.mcp_session import (
     READ_TOOLS,
     SEARCHES,
@@ -146,7 +146,10 @@ def test_a_reader_or_read_only_server_has_no_tool_that_writes(
             assert await names(client) == READ_TOOLS
             refused = error(await client.call_tool("memory_append", {**APPEND, "content": "x"}))
             assert (refused["code"], refused["field"]) == ("unknown_tool", "name")
-            assert error(await client.call_tool("review_session", {"session_id": "s1"}))["code"] == "unknown_tool"
+            assert (
+                error(await client.call_tool("review_session", {"session_id": "s1"}))["code"]
+                == "unknown_tool"
+            )
 
     run(test)
     assert library.episodic.list_events("s1").items == []
@@ -166,9 +169,14 @@ def test_each_library_is_searched_alone_within_its_budget(library: Services) -> 
         assert row["guidance_ids"] == ["plan-savings-goals"]
         ids = [i for ranked in functions["trace"]["candidates"].values() for i in ranked]
         assert ids and all(i.startswith("function:") for i in ids)
-        assert [f["rank"] for f in functions["trace"]["fused"]] == list(range(1, len(functions["trace"]["fused"]) + 1))
+        assert [f["rank"] for f in functions["trace"]["fused"]] == list(
+            range(1, len(functions["trace"]["fused"]) + 1)
+        )
         assert 0 < functions["used_tokens"] <= 300 and "Turn a client's goals" not in functions["markdown"]
-        assert {g["guidance_id"] for g in guidance["guidance"]} == {"plan-savings-goals", "house-affordability"}
+        assert {g["guidance_id"] for g in guidance["guidance"]} == {
+            "plan-savings-goals",
+            "house-affordability",
+        }
         assert all(i.startswith("guidance:") for r in guidance["trace"]["candidates"].values() for i in r)
         assert 0 < guidance["used_tokens"] <= 300 and "def monthly_saving" not in guidance["markdown"]
 
@@ -194,20 +202,26 @@ def test_an_append_becomes_context_and_beliefs_with_budgets_and_traces(library: 
 
     async def test() -> None:
         async with session(library, search_gate=False) as client:
-            ack = ok(await client.call_tool("memory_append", {**APPEND, "content": "Cautious.", "facts": facts}))
+            ack = ok(
+                await client.call_tool("memory_append", {**APPEND, "content": "Cautious.", "facts": facts})
+            )
             assert (ack["seq"], ack["session_id"], ack["stored"]) == (1, "s1", "inline")
             await anyio.to_thread.run_sync(local_worker(library).run_once)
             read = {"subject_id": "priya", "session_id": "s1", "agent": "planner", "query": "risk"}
             context = ok(await client.call_tool("memory_context", {**read, "budget_tokens": 120}))
             found = ok(await client.call_tool("beliefs_search", {"subject_id": "priya", "query": "risk"}))
-            chain = ok(await client.call_tool("belief_history", {"subject_id": "priya", "key": "risk_tolerance"}))
+            chain = ok(
+                await client.call_tool("belief_history", {"subject_id": "priya", "key": "risk_tolerance"})
+            )
         trace = context["trace"]
         assert trace["budget_tokens"] == 120 and 0 < trace["used_tokens"] <= 120
         assert trace["log_watermark_seq"] == 1 and trace["episodic_window"]["ranked"] == 1
         # The trace says why the event itself is not there: the belief it stated stands for it.
-        assert {"item_id": "event:s1:1", "source": "episodic", "reason": "stands as belief risk_tolerance"} in (
-            trace["dropped"]
-        )
+        assert {
+            "item_id": "event:s1:1",
+            "source": "episodic",
+            "reason": "stands as belief risk_tolerance",
+        } in (trace["dropped"])
         assert "cautious" in context["markdown"] and trace["tokens_by_source"]["semantic"] > 0
         assert [b["value"] for b in (h["belief"] for h in found["items"])] == ["cautious"]
         assert chain["current"][0]["value"] == "cautious" and len(chain["history"]) == 1
@@ -231,8 +245,13 @@ def test_a_bad_argument_names_the_field_and_writes_nothing(library: Services) ->
         async with session(library, search_gate=False) as client:
             bad = error(await client.call_tool("memory_append", {**APPEND, "round": -1, "content": "x"}))
             assert (bad["code"], bad["field"]) == ("validation_error", "round")
-            bad = error(await client.call_tool("memory_append", {**APPEND, "content": "x", "facts": [{"key": "Bad"}]}))
-            assert bad["field"] == "facts" and {d["field"] for d in bad["details"]} >= {"facts.0.key", "facts.0.text"}
+            bad = error(
+                await client.call_tool("memory_append", {**APPEND, "content": "x", "facts": [{"key": "Bad"}]})
+            )
+            assert bad["field"] == "facts" and {d["field"] for d in bad["details"]} >= {
+                "facts.0.key",
+                "facts.0.text",
+            }
             bad = error(await client.call_tool("memory_context", {"subject_id": "priya"}))
             assert bad["field"] in {"session_id", "agent", "query"}
 

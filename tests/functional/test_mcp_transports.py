@@ -54,7 +54,9 @@ def stdio(data_dir: Path, *flags: str, **env: str) -> StdioServerParameters:
         "AGENTMEM_DATA_DIR": str(data_dir),
         **env,
     }
-    return StdioServerParameters(command=sys.executable, args=["-m", "agentmem.cli", "mcp", *flags], env=environ)
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "agentmem.cli", "mcp", *flags], env=environ
+    )
 
 
 # -- stdio -------------------------------------------------------------------------------------
@@ -67,7 +69,10 @@ def test_over_stdio_the_gate_opens_with_a_notification_and_a_key_scopes_the_set(
         writer = stdio(data_dir, AGENTMEM_API_KEYS=json.dumps(KEYS), AGENTMEM_API_KEY=WRITER_KEY)
         async with Client(writer, mode="legacy", message_handler=recorder) as client:
             assert await names(client) == SEARCHES
-            assert error(await client.call_tool("memory_append", {**APPEND, "content": "x"}))["missing"] == SEARCHES
+            assert (
+                error(await client.call_tool("memory_append", {**APPEND, "content": "x"}))["missing"]
+                == SEARCHES
+            )
             await unlock(client)
             assert recorder.tools_changed() == 1
             assert await names(client) == READ_TOOLS + WRITE_TOOLS
@@ -100,7 +105,15 @@ def test_a_server_without_its_key_refuses_to_start(data_dir: Path) -> None:
     environ = {**os.environ, "PYTHONPATH": str(ROOT / "layers" / "core" / "python")}
     environ["AGENTMEM_API_KEYS"] = json.dumps(KEYS)
     environ["AGENTMEM_API_KEY"] = "not-a-configured-key-0000"
-    done = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        command,
+        check=False,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2
     assert "AGENTMEM_API_KEY" in done.stderr and "not-a-configured-key" not in done.stderr
 
@@ -159,23 +172,38 @@ def test_a_tenant_reached_through_its_api_answers_the_same_tools(services: Servi
 
         async def test() -> None:
             async with Client(server, mode="legacy") as mcp:
-                found = ok(await mcp.call_tool("search_functions", {"task": "monthly saving", "budget_tokens": 200}))
+                found = ok(
+                    await mcp.call_tool("search_functions", {"task": "monthly saving", "budget_tokens": 200})
+                )
                 assert "monthly_saving" in [f["function_id"] for f in found["functions"]]
                 assert found["used_tokens"] <= 200
                 ok(await mcp.call_tool("search_guidance", {"task": "savings plan"}))
                 closure = ok(await mcp.call_tool("get_function", {"function_id": "funding_row"}))
-                assert [f["function_id"] for f in closure["items"]] == ["monthly_saving", "vehicle", "funding_row"]
+                assert [f["function_id"] for f in closure["items"]] == [
+                    "monthly_saving",
+                    "vehicle",
+                    "funding_row",
+                ]
                 ack = ok(await mcp.call_tool("memory_append", {**APPEND, "content": "remote"}))
                 assert ack["seq"] == 1
                 context = ok(
                     await mcp.call_tool(
                         "memory_context",
-                        {"subject_id": "priya", "session_id": "s1", "agent": "planner", "query": "what happened"},
+                        {
+                            "subject_id": "priya",
+                            "session_id": "s1",
+                            "agent": "planner",
+                            "query": "what happened",
+                        },
                     )
                 )
                 assert "remote" in context["markdown"] and context["trace"]["used_tokens"] <= 3000
                 missing = error(await mcp.call_tool("compose_skill", {"skill_id": "nope", "question": "q"}))
-                assert (missing["code"], missing["field"], missing["status"]) == ("not_found", "skill_id", 404)
+                assert (missing["code"], missing["field"], missing["status"]) == (
+                    "not_found",
+                    "skill_id",
+                    404,
+                )
 
         anyio.run(test)
     events = services.episodic.list_events("s1").items
