@@ -9,9 +9,10 @@ client opened (the spec's way of delivering list changes in that era)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -110,8 +111,10 @@ def build_server(
     async def lifespan(_: Server[ConnectionScope]) -> AsyncIterator[ConnectionScope]:
         yield ConnectionScope(SearchGate(searches, enabled=options.search_gate))
 
-    def visible(ctx: ServerRequestContext[ConnectionScope]) -> tuple[list[ToolSpec], list[str], str]:
-        caller = identity.caller(ctx.request)
+    def visible(
+        ctx: ServerRequestContext[ConnectionScope], caller: Caller
+    ) -> tuple[list[ToolSpec], list[str], str]:
+        """The caller's tools this session may see now, the searches it still misses, its key."""
         session = session_key(ctx.request, _caller_key(caller))
         missing = ctx.lifespan_context.gate.missing(session)
         tools = tool_set(backend, caller, options)
@@ -120,14 +123,14 @@ def build_server(
     async def list_tools(
         ctx: ServerRequestContext[ConnectionScope], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools, _, _ = visible(ctx)
+        tools, _, _ = visible(ctx, identity.caller(ctx.request))
         return types.ListToolsResult(tools=[listed[t.name] for t in tools])
 
     async def call_tool(
         ctx: ServerRequestContext[ConnectionScope], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         caller = identity.caller(ctx.request)
-        tools, missing, session = visible(ctx)
+        tools, missing, session = visible(ctx, caller)
         tool = next((t for t in tools if t.name == params.name), None)
         if tool is None:
             return _refusal(params.name, missing, [t.name for t in tool_set(backend, caller, options)])
@@ -136,7 +139,8 @@ def build_server(
         except ValidationError as exc:
             return invalid_arguments(exc)
         try:
-            answer = await anyio.to_thread.run_sync(_runner(tool, backend, arguments, caller))
+            # The backends block (SQLite, the embedder, HTTP): a worker thread keeps the loop free.
+            answer = await anyio.to_thread.run_sync(partial(tool.run, backend, arguments, caller))
         except Exception as exc:
             return failure_result(exc)
         if ctx.lifespan_context.gate.record(session, tool.name):
@@ -158,10 +162,6 @@ def build_server(
         on_read_resource=resources.read,
         on_subscriptions_listen=_listen,
     )
-
-
-def _runner(tool: ToolSpec, backend: MemoryBackend, arguments: Any, caller: Caller) -> Callable[[], Any]:
-    return lambda: tool.run(backend, arguments, caller)
 
 
 def _refusal(name: str, missing: list[str], allowed: list[str]) -> types.CallToolResult:
