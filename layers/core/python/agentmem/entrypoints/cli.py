@@ -55,6 +55,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     configure()
     services = bootstrap(settings)
+    from agentmem.entrypoints.mcp_server.http import mcp_mount
+
+    mcp = mcp_mount(services, loopback=keys is None)
     server = LocalServer(
         lambda: build_resolver(services),
         host=settings.host,
@@ -65,12 +68,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_connections=settings.http_max_connections,
         ),
         api_keys=keys,
+        mounts=[mcp.route],
+        lifespan=mcp.lifespan,
     )
     worker = local_worker(services).start()
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal: exit 0 on it.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     auth = f"{len(keys)} API key(s) required" if keys else "loopback development mode, no API keys"
     print(f"agentmem serving {server.url} ({auth}; data dir {settings.data_dir.resolve()})", flush=True)
+    print(f"MCP (streamable HTTP) at {server.url}/mcp", flush=True)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
@@ -275,6 +281,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", type=Path, default=None, help="write the full result (per question) here")
     evaluate.add_argument("--pin", type=Path, default=None, help="write the summary here, as a new baseline")
     evaluate.set_defaults(run=cmd_eval)
+
+    from agentmem.entrypoints.mcp_server.command import add_parser as add_mcp_parser
+
+    add_mcp_parser(verbs)
     return parser
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from agentmem.errors import NotFoundError
 from agentmem.packing.engine import pack
 from agentmem.packing.fusion import KEYWORD_GATE_TOP, RRF_K, keyword_gate, reciprocal_rank_fusion
-from agentmem.packing.model import Candidate, Dropped, Section
+from agentmem.packing.model import Candidate, Dropped, Packed, Section
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.procedural import IndexedSkill, SkillIndex, SkillKey, StampedLibrary
 from agentmem.ports.tokens import DEFAULT_ENCODING
@@ -229,15 +229,7 @@ class SkillSearch:
         )
         if request.budget_tokens is None:
             return response
-        packed = pack(
-            self.candidates_of(response),
-            budget=request.budget_tokens,
-            shares={SOURCE: 1.0},
-            sections=[Section(SOURCE, "Skills")],
-            title="Skills for this task",  # the caller knows its task: repeating it costs tokens
-            count=self._count,
-            encoding=DEFAULT_ENCODING,
-        )
+        packed = pack_hits([*response.functions, *response.guidance], request.budget_tokens, self._count)
         response.trace.dropped += [_dropped(d) for d in packed.dropped]
         response.markdown = packed.markdown
         response.used_tokens = packed.tokens
@@ -251,6 +243,23 @@ class SkillSearch:
     def candidates(self, task: str, k: int = 5) -> list[Candidate]:
         """The found items of `task` as packing candidates of source "skills" (for /v1/context)."""
         return self.candidates_of(self.search(SkillSearchRequest(task=task[:4000], k=k)))
+
+
+def pack_hits(
+    hits: Sequence[FunctionHit | GuidanceHit], budget_tokens: int, count_tokens: Callable[[str], int]
+) -> Packed:
+    """Found items rendered into one markdown document within `budget_tokens`, each at its full,
+    short or identity rendering. The MCP server renders one library's hits with it, so a search of
+    either library alone keeps the budget the same way a search of both does."""
+    return pack(
+        [skill_candidate(hit) for hit in hits],
+        budget=budget_tokens,
+        shares={SOURCE: 1.0},
+        sections=[Section(SOURCE, "Skills")],
+        title="Skills for this task",  # the caller knows its task: repeating it costs tokens
+        count=count_tokens,
+        encoding=DEFAULT_ENCODING,
+    )
 
 
 def _dropped(d: Dropped) -> SearchDropped:

@@ -14,11 +14,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import uvicorn
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from starlette.routing import BaseRoute, Router
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Lifespan
 
 from agentmem.entrypoints.server.api_keys import ApiKeyGate, ApiKeys
 from agentmem.entrypoints.server.protocol import GuardedH11Protocol
@@ -77,6 +78,7 @@ def build_app(
     body_cap_bytes: int,
     api_keys: ApiKeys | None,
     mounts: list[BaseRoute] | None = None,
+    lifespan: Lifespan[Any] | None = None,
 ) -> ASGIApp:
     """The API-key gate, in front of a Starlette router: `mounts` (other ASGI apps, e.g.
     `Mount("/mcp", app)`) first, and every other request to the resolver. The resolver is the
@@ -91,7 +93,7 @@ def build_app(
     resolver = ResolverApp(
         lanes, body_cap_bytes=body_cap_bytes, read_timeout_seconds=limits.read_timeout_seconds
     )
-    router = Router(routes=mounts or [], default=resolver, redirect_slashes=False)
+    router = Router(routes=mounts or [], default=resolver, redirect_slashes=False, lifespan=lifespan)
     return ApiKeyGate(router, api_keys)
 
 
@@ -114,7 +116,11 @@ class LocalServer:
         pool_size: int | None = None,
         limits: ServerLimits | None = None,
         api_keys: ApiKeys | None = None,
+        mounts: list[BaseRoute] | None = None,
+        lifespan: Lifespan[Any] | None = None,
     ) -> None:
+        """`mounts` are served beside the API (the MCP endpoint); `lifespan` runs what they need
+        for as long as the server does."""
         if api_keys is None and not is_loopback_host(host):
             raise UnsafeBindError(
                 f"refusing to serve on {host}: off loopback, set AGENTMEM_API_KEYS so every caller"
@@ -129,6 +135,8 @@ class LocalServer:
             limits=limits,
             body_cap_bytes=max_request_bytes * HARD_BODY_CAP_FACTOR + HARD_BODY_CAP_SLACK,
             api_keys=api_keys,
+            mounts=mounts,
+            lifespan=lifespan,
         )
         protocol = type("Protocol", (GuardedH11Protocol,), {"header_timeout": limits.read_timeout_seconds})
         self._config = uvicorn.Config(
