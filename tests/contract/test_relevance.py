@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.aws.bedrock_llm import BedrockLLM
-from agentmem.adapters.aws.bedrock_relevance import FILTER_TOOL, BedrockRelevance
+from agentmem.adapters.aws.bedrock_relevance import BedrockRelevance
+from agentmem.adapters.llm_prompts.relevance import FILTER_TOOL
 from agentmem.compose.llm_ranking import RelevanceModel
 from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse, tool_name
 from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
