@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentmem.adapters.openai_compat.factory import openai_relevance
 from agentmem.compose.layout import Layout
 from agentmem.compose.llm_ranking import RelevanceModel
 from agentmem.compose.ports import AssetIndex, Catalogue, ConversationMemory, Reranker
@@ -77,14 +78,13 @@ def _reranker(services: Services) -> Reranker | None:
 
 
 def _relevance(services: Services) -> RelevanceModel | None:
-    """The LLM port's relevance steps need a model that can judge: Bedrock. The local rules LLM
-    cannot, so locally they stay off whatever the setting says."""
+    """The LLM port's relevance steps need a model that can judge: Bedrock or an OpenAI-compatible
+    server. The local rules LLM cannot, so with it they stay off whatever the setting says."""
     settings = services.settings
-    if (
-        settings.composer_llm == "off"
-        or (settings.llm or ("bedrock" if settings.backend == "aws" else "rules")) != "bedrock"
-    ):
+    if settings.composer_llm == "off" or settings.llm_choice == "rules":
         return None
+    if settings.llm_choice == "openai":
+        return openai_relevance(settings)
     from agentmem.adapters.aws.bedrock_llm import BedrockLLM
     from agentmem.adapters.aws.bedrock_relevance import BedrockRelevance
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentmem.adapters.openai_compat.factory import openai_embedder, openai_llm, openai_reviewer
 from agentmem.ports import Embedder
 from agentmem.procedural.review import SkillReviewer
 from agentmem.semantic.fact_types import FactTypeCatalog
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 def build_embedder(settings: Settings) -> Embedder:
     choice = settings.embedder or ("bedrock" if settings.backend == "aws" else "minilm")
+    if choice == "openai":
+        return openai_embedder(settings)
     if choice == "bedrock":
         from agentmem.adapters.aws.bedrock_embedder import BedrockEmbedder
 
@@ -35,6 +38,8 @@ def bedrock_llm(settings: Settings) -> BedrockLLM:
 
 
 def build_llm(settings: Settings) -> LLM:
+    if settings.llm_choice == "openai":
+        return openai_llm(settings)
     if settings.llm_choice == "bedrock":
         return bedrock_llm(settings)
     from agentmem.adapters.local.rules_llm import RulesLLM
@@ -44,6 +49,8 @@ def build_llm(settings: Settings) -> LLM:
 
 def build_reviewer(settings: Settings) -> SkillReviewer:
     """The LLM port's review duty, from the same choice of LLM as extraction."""
+    if settings.llm_choice == "openai":
+        return openai_reviewer(settings)
     if settings.llm_choice == "bedrock":
         from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
 
