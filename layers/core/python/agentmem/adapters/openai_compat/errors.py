@@ -51,10 +51,8 @@ def translate_openai_error(exc: openai.OpenAIError, action: str, target: Target)
         return ModelOutputError(f"{action}: the server's answer is not a valid OpenAI response")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        logger.warning(
-            "openai-compatible request failed",
-            extra={**where, "status": status, "type": exc.type, "code": exc.code, "server_message": exc.message},
-        )
+        said = {"status": status, "type": exc.type, "code": exc.code, "server_message": exc.message}
+        logger.warning("openai-compatible request failed", extra={**where, **said})
         if status in RETRYABLE_STATUSES or status >= 500:
             return BackendUnavailableError(
                 f"{action}: the model server is throttling or unavailable (HTTP {status})",
