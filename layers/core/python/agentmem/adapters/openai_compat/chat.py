@@ -1,16 +1,16 @@
 """The LLM port on an OpenAI-compatible chat completions server, through the official SDK.
 
-Every call is temperature 0 with a fixed seed (Ollama, vLLM, llama.cpp and OpenAI all take one),
+Every call is temperature 0 with a fixed seed (Ollama, vLLM, llama.cpp and OpenAI document one),
 with the system rules and the user prompt that the Bedrock adapter sends
 (`agentmem.adapters.llm_prompts`), and the same checks on the answer.
 
 Structured output: the schema goes first as `response_format={"type": "json_schema", ...,
-"strict": true}`, which OpenAI, vLLM, Ollama, llama.cpp and LM Studio decode under. A server
-that does not take it answers 400 or 422 naming `response_format` or `json_schema` (a LiteLLM
-proxy in front of a provider without it, older vLLM and text-generation servers); the adapter
-then asks again with a forced tool call (`tools` + a named `tool_choice`) and keeps to tool calls
-for the rest of its life, so each process pays for the probe once. Any other refusal is an error,
-never a reason to switch."""
+"strict": true}`, which OpenAI, vLLM, Ollama, llama.cpp and LM Studio document. A server that
+does not take it answers 400 or 422 naming `response_format`, `json_schema` or structured output
+(e.g. a LiteLLM proxy in front of a provider without it); the adapter then asks again with a
+forced tool call (`tools` + a named `tool_choice`) and keeps to tool calls for the rest of its
+life, so each process pays for the probe once (the factory shares one adapter between the LLM
+port's duties). Any other refusal is an error, never a reason to switch."""
 
 from __future__ import annotations
 
