@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from agentmem.adapters.aws.bedrock_llm import ModelOutputError
+from agentmem.adapters.llm_prompts.answers import ModelOutputError
 from agentmem.errors import AgentMemError, BackendUnavailableError
 from tests.bedrock_fixtures import (
     DENIED,

@@ -45,8 +45,8 @@ SUITES: dict[str, Suite] = {
     "LogTail": Suite(LogTailContract, ("SqliteEventLog", "InMemoryEventLog")),
     "CheckpointStore": Suite(CheckpointStoreContract, ("SqliteCheckpoints", "InMemoryCheckpoints")),
     "BlobStore": Suite(BlobStoreContract, ("FolderBlobStore", "S3BlobStore")),
-    "Embedder": Suite(EmbedderContract, ("MiniLmEmbedder", "BedrockEmbedder")),
-    "LLM": Suite(LLMContract, ("RulesLLM", "BedrockLLM")),
+    "Embedder": Suite(EmbedderContract, ("MiniLmEmbedder", "BedrockEmbedder", "OpenAICompatEmbedder")),
+    "LLM": Suite(LLMContract, ("RulesLLM", "BedrockLLM", "OpenAICompatLLM")),
     # The belief index generations are built by their stores; the one suite drives both ports.
     "BeliefIndex": Suite(BeliefIndexContract, ("SqliteBeliefStore", "OpenSearchBeliefStore")),
     "BeliefStore": Suite(BeliefIndexContract, ("SqliteBeliefStore", "OpenSearchBeliefStore")),
@@ -56,14 +56,16 @@ SUITES: dict[str, Suite] = {
     "SkillLibrary": Suite(SkillLibraryContract, ("SqliteSkillLibrary", "DynamoDbSkillLibrary")),
     "StampedLibrary": Suite(StampedLibraryContract, ("SqliteSkillLibrary", "DynamoDbSkillLibrary")),
     "SkillIndex": Suite(SkillIndexContract, ("SqliteSkillIndex", "OpenSearchSkillIndex")),
-    "SkillReviewer": Suite(SkillReviewerContract, ("RulesSkillReviewer", "BedrockSkillReviewer")),
+    "SkillReviewer": Suite(
+        SkillReviewerContract, ("RulesSkillReviewer", "BedrockSkillReviewer", "OpenAICompatSkillReviewer")
+    ),
     "Catalogue": Suite(CatalogueContract, ("SqliteCatalogue", "DynamoDbCatalogue")),
     "ConversationMemory": Suite(
         ConversationMemoryContract, ("SqliteConversationMemory", "DynamoDbConversationMemory")
     ),
     "AssetIndex": Suite(AssetIndexContract, ("SqliteAssetIndex", "OpenSearchAssetIndex")),
     "Reranker": Suite(RerankerContract, ("BedrockReranker",)),
-    "RelevanceModel": Suite(RelevanceContract, ("BedrockRelevance",)),
+    "RelevanceModel": Suite(RelevanceContract, ("BedrockRelevance", "OpenAICompatRelevance")),
     # Erasure: the ledger is also what projection reads the tombstones from (ErasedSubjects).
     "ErasureLedger": Suite(ErasureLedgerContract, ("SqliteErasureLedger", "DynamoDbErasureLedger")),
     "ErasedSubjects": Suite(ErasedSubjectsContract, ("SqliteErasureLedger", "DynamoDbErasureLedger")),
@@ -87,6 +89,11 @@ NOT_PORTS: dict[str, str] = {
     "Governed": "the header fields the access rule reads (AssetHeader and Asset have them): a "
     "structural type of the domain's own models, with no adapter",
     "_Resolver": "the private type of a name-to-id callable inside the review service",
+    "MemoryBackend": "the MCP server's view of the API, not a port of the domain: its local and remote "
+    "implementations answer the same MCP tool tests (tests/functional/test_mcp_transports.py drives "
+    "RemoteBackend against a real local server)",
+    "Identity": "how the MCP server learns its caller (an API key, or the process's fixed identity): "
+    "an entry point's concern, pinned by the MCP transport tests",
     "BackendFactory": "the composition root's view of a backend's factory (wiring/ports.py): what it "
     "builds are the ports; tests/unit/test_wiring.py pins that both factories build each one",
 }
@@ -98,4 +105,12 @@ FAULT_CONTRACTED: tuple[str, ...] = (
     "BedrockRelevance",
     "BedrockReranker",
     "BedrockEmbedder",
+)
+
+# Every OpenAI-compatible adapter also passes its fault contract (tests/contract/openai_faults_contract.py).
+OPENAI_FAULT_CONTRACTED: tuple[str, ...] = (
+    "OpenAICompatLLM",
+    "OpenAICompatSkillReviewer",
+    "OpenAICompatRelevance",
+    "OpenAICompatEmbedder",
 )

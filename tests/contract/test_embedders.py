@@ -1,7 +1,9 @@
-"""Embedder adapters against the port contract: MiniLM, and Bedrock Titan V2 offline, answered by a
-scripted Titan that returns MiniLM's vectors zero-padded to the requested size (padding keeps
-every cosine), so the contract's paraphrase test reads real meaning through Bedrock's adapter.
-Request and response shapes are pinned in tests/unit/test_bedrock_embedder.py."""
+"""Embedder adapters against the port contract: MiniLM, and offline Bedrock Titan V2 and an
+OpenAI-compatible `/v1/embeddings` server. The scripted Titan returns MiniLM's vectors zero-padded
+to the requested size (padding keeps every cosine), and the scripted OpenAI-compatible server
+returns them scaled off unit length and listed last first (as servers may), so the contract's
+paraphrase test reads real meaning through each adapter. Request and response shapes are pinned
+in tests/unit/test_bedrock_embedder.py and tests/unit/test_openai_compat_embedder.py."""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ import pytest
 from agentmem.adapters.aws.bedrock_embedder import BedrockEmbedder
 from agentmem.adapters.local import minilm_embedder
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder, ModelFilesError
+from agentmem.adapters.openai_compat.embedder import OpenAICompatEmbedder
 from agentmem.ports.embedding import Embedder
 from tests.bedrock_fixtures import RecordedBedrock
 from tests.contract.backend_faults_contract import BackendFaultsContract, Calls
 from tests.contract.embedder_contract import EmbedderContract
+from tests.contract.openai_faults_contract import OpenAIFaultsContract
+from tests.openai_fixtures import FakeOpenAIServer, scaled
 
 # One worker loads the model once for all of these.
 pytestmark = pytest.mark.xdist_group("minilm")
@@ -65,6 +70,20 @@ class TestBedrockEmbedder(EmbedderContract, BackendFaultsContract):
     @pytest.fixture
     def embedder(self, bedrock: RecordedBedrock) -> Embedder:
         return BedrockEmbedder(client=bedrock.client)
+
+    @pytest.fixture
+    def calls(self, embedder: Embedder) -> Calls:
+        return [lambda: embedder.embed(["Priya's risk tolerance is cautious"])]
+
+
+class TestOpenAICompatEmbedder(EmbedderContract, OpenAIFaultsContract):
+    @pytest.fixture
+    def server(self, minilm: MiniLmEmbedder) -> FakeOpenAIServer:
+        return FakeOpenAIServer(embed=lambda texts: scaled(minilm.embed(texts)))
+
+    @pytest.fixture
+    def embedder(self, server: FakeOpenAIServer) -> Embedder:
+        return OpenAICompatEmbedder("all-minilm:l6-v2", 384, client=server.client())
 
     @pytest.fixture
     def calls(self, embedder: Embedder) -> Calls:

@@ -14,7 +14,8 @@ import pytest
 
 import agentmem
 from tests.contract.backend_faults_contract import BackendFaultsContract
-from tests.contract.registry import BUILT_BY, FAULT_CONTRACTED, NOT_PORTS, SUITES
+from tests.contract.openai_faults_contract import OpenAIFaultsContract
+from tests.contract.registry import BUILT_BY, FAULT_CONTRACTED, NOT_PORTS, OPENAI_FAULT_CONTRACTED, SUITES
 
 PACKAGE = Path(agentmem.__file__).parent
 CONTRACT_TESTS = Path(__file__).parent
@@ -134,6 +135,18 @@ def test_every_bedrock_adapter_passes_the_fault_contract() -> None:
     assert bedrock == sorted(FAULT_CONTRACTED)
     classes = suite_test_classes(BackendFaultsContract)
     for adapter in FAULT_CONTRACTED:
+        assert any(re.search(rf"\b{adapter}\b", source) for _, source in classes), adapter
+
+
+def test_every_openai_compatible_adapter_passes_the_fault_contract() -> None:
+    found = sorted(
+        name
+        for name, info in CLASSES.items()
+        if name.startswith("OpenAICompat") and "openai_compat" in info.path.relative_to(PACKAGE).parts
+    )
+    assert found == sorted(OPENAI_FAULT_CONTRACTED)
+    classes = suite_test_classes(OpenAIFaultsContract)
+    for adapter in OPENAI_FAULT_CONTRACTED:
         assert any(re.search(rf"\b{adapter}\b", source) for _, source in classes), adapter
 
 

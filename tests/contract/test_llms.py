@@ -1,5 +1,6 @@
-"""LLM adapters against the port contract: the local rules, and Bedrock Converse offline on recorded
-answers (both ways of binding the output to the schema), which also passes the fault contract."""
+"""LLM adapters against the port contract: the local rules, and Bedrock Converse and an
+OpenAI-compatible server offline on the same recorded answers (both ways of binding the output to
+the schema for each), which also pass their fault contracts."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.local.rules_llm import RulesLLM
+from agentmem.adapters.openai_compat.chat import OpenAICompatLLM
 from agentmem.ports.semantic import LLM
 from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse
 from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
@@ -26,6 +28,8 @@ from tests.contract.llm_contract import (
     LLMContract,
     event,
 )
+from tests.contract.openai_faults_contract import ChatFaultsContract
+from tests.openai_fixtures import FakeOpenAIServer, RecordedChat
 
 
 def fact(key: str, value: str, text: str) -> dict[str, str]:
@@ -104,3 +108,39 @@ class TestBedrockLLM(LLMContract, ConverseFaultsContract):
 
 class TestBedrockLLMWithToolOutput(TestBedrockLLM):
     structured_output = "tool"
+
+
+class TestOpenAICompatLLM(LLMContract, ChatFaultsContract):
+    takes_json_schema = True
+
+    @pytest.fixture
+    def server(self) -> FakeOpenAIServer:
+        return FakeOpenAIServer(chat=RecordedChat(RECORDED), takes_json_schema=self.takes_json_schema)
+
+    @pytest.fixture
+    def llm(self, server: FakeOpenAIServer) -> OpenAICompatLLM:
+        return OpenAICompatLLM("qwen2.5:7b-instruct", client=server.client())
+
+    @pytest.fixture
+    def calls(self, llm: OpenAICompatLLM) -> Calls:
+        return [
+            lambda: llm.extract_facts(event(STATED), FACT_TYPES),
+            lambda: llm.decide(*REVERSAL),
+            lambda: llm.resolve_key(SYNONYM, CANDIDATES),
+        ]
+
+    def test_the_same_input_sends_the_same_request_at_temperature_0(
+        self, llm: OpenAICompatLLM, server: FakeOpenAIServer
+    ) -> None:
+        llm.extract_facts(event(STATED), FACT_TYPES)
+        llm.extract_facts(event(STATED), FACT_TYPES)
+        first, second = server.requests[-2:]
+        assert first == second
+        assert first["temperature"] == 0
+        assert first["seed"] == 7
+
+
+class TestOpenAICompatLLMWithToolFallback(TestOpenAICompatLLM):
+    """A server that refuses JSON-schema output: the same contract through forced tool calls."""
+
+    takes_json_schema = False

@@ -1,5 +1,6 @@
-"""Skill reviewers against the port contract: the local rules, and Bedrock Converse offline on a
-recorded answer, which also passes the fault contract."""
+"""Skill reviewers against the port contract: the local rules, and Bedrock Converse and an
+OpenAI-compatible server offline on the same recorded answer, which also pass their fault
+contracts."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import pytest
 from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
 from agentmem.adapters.local.rules_reviewer import RulesSkillReviewer
+from agentmem.adapters.openai_compat.chat import OpenAICompatLLM
+from agentmem.adapters.openai_compat.duties import OpenAICompatSkillReviewer
 from agentmem.ports.procedural import SkillReviewer
 from tests.bedrock_fixtures import RecordedBedrock, RecordedConverse
 from tests.contract.backend_faults_contract import Calls, ConverseFaultsContract
+from tests.contract.openai_faults_contract import ChatFaultsContract
 from tests.contract.skill_reviewer_contract import (
     ADD_VAT,
     CHAT_CODE,
@@ -21,6 +25,7 @@ from tests.contract.skill_reviewer_contract import (
     SESSION,
     SkillReviewerContract,
 )
+from tests.openai_fixtures import FakeOpenAIServer, RecordedChat
 
 
 def function(name: str, implementation: str, seq: int, calls: list[str] | None = None) -> dict[str, Any]:
@@ -63,3 +68,24 @@ class TestBedrockSkillReviewer(SkillReviewerContract, ConverseFaultsContract):
     @pytest.fixture
     def calls(self, reviewer: BedrockSkillReviewer) -> Calls:
         return [lambda: reviewer.propose_skills(SESSION)]
+
+
+class TestOpenAICompatSkillReviewer(SkillReviewerContract, ChatFaultsContract):
+    takes_json_schema = True
+
+    @pytest.fixture
+    def server(self) -> FakeOpenAIServer:
+        recorded = RecordedChat({"<event seq=2 kind=code": ANSWER})
+        return FakeOpenAIServer(chat=recorded, takes_json_schema=self.takes_json_schema)
+
+    @pytest.fixture
+    def reviewer(self, server: FakeOpenAIServer) -> OpenAICompatSkillReviewer:
+        return OpenAICompatSkillReviewer(OpenAICompatLLM("qwen2.5-coder:7b", client=server.client()))
+
+    @pytest.fixture
+    def calls(self, reviewer: OpenAICompatSkillReviewer) -> Calls:
+        return [lambda: reviewer.propose_skills(SESSION)]
+
+
+class TestOpenAICompatSkillReviewerWithToolFallback(TestOpenAICompatSkillReviewer):
+    takes_json_schema = False

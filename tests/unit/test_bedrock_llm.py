@@ -15,14 +15,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from agentmem.adapters.aws.bedrock_keys import KEY_SCHEMA
-from agentmem.adapters.aws.bedrock_llm import (
-    DEFAULT_MODEL_ID,
-    EXTRACT_SCHEMA,
-    VERDICT_SCHEMA,
-    BedrockLLM,
-    ModelOutputError,
-)
+from agentmem.adapters.aws.bedrock_llm import DEFAULT_MODEL_ID, BedrockLLM
+from agentmem.adapters.llm_prompts.answers import ModelOutputError
+from agentmem.adapters.llm_prompts.facts import EXTRACT_TOOL, VERDICT_TOOL
+from agentmem.adapters.llm_prompts.keys import KEY_TOOL
 from agentmem.errors import AgentMemError, BackendUnavailableError
 from agentmem.model.beliefs import (
     Belief,
@@ -116,7 +112,7 @@ def test_default_request_is_temperature_0_with_native_json_schema_output(
     text_format = params["outputConfig"]["textFormat"]
     assert text_format["type"] == "json_schema"
     assert text_format["structure"]["jsonSchema"]["name"] == "record_facts"
-    assert json.loads(text_format["structure"]["jsonSchema"]["schema"]) == EXTRACT_SCHEMA
+    assert json.loads(text_format["structure"]["jsonSchema"]["schema"]) == EXTRACT_TOOL.schema
     assert "toolConfig" not in params
     # Claude refuses unknown native fields, so no seed goes to an Anthropic model.
     assert "additionalModelRequestFields" not in params
@@ -150,7 +146,7 @@ def test_tool_mode_forces_record_facts_with_the_schema_and_sends_the_seed(
     (params,) = sent
     (tool,) = params["toolConfig"]["tools"]
     assert tool["toolSpec"]["name"] == "record_facts"
-    assert tool["toolSpec"]["inputSchema"]["json"] == EXTRACT_SCHEMA
+    assert tool["toolSpec"]["inputSchema"]["json"] == EXTRACT_TOOL.schema
     assert params["toolConfig"]["toolChoice"] == {"tool": {"name": "record_facts"}}
     assert params["additionalModelRequestFields"] == {"seed": 7}
     assert params["inferenceConfig"]["temperature"] == 0
@@ -297,17 +293,17 @@ def test_decide_asks_for_record_verdict_and_returns_it(
     assert llm.decide(belief("cautious"), observation("aggressive"), FACT_TYPES[0]) is Verdict.CONFLICT
     (params,) = sent
     if structured_output == "tool":
-        assert params["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"] == VERDICT_SCHEMA
+        assert params["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"] == VERDICT_TOOL.schema
         assert params["toolConfig"]["toolChoice"] == {"tool": {"name": "record_verdict"}}
     else:
         assert (
             json.loads(params["outputConfig"]["textFormat"]["structure"]["jsonSchema"]["schema"])
-            == VERDICT_SCHEMA
+            == VERDICT_TOOL.schema
         )
     assert params["inferenceConfig"]["temperature"] == 0
     assert "CONFLICT" in params["system"][0]["text"]
     assert '"cautious"' in params["messages"][0]["content"][0]["text"]
-    assert VERDICT_SCHEMA["properties"]["verdict"]["enum"] == ["SAME", "UPDATE", "CONFLICT"]
+    assert VERDICT_TOOL.schema["properties"]["verdict"]["enum"] == ["SAME", "UPDATE", "CONFLICT"]
 
 
 def test_a_verdict_outside_the_enum_is_a_model_output_error(client: Any, stubber: Stubber) -> None:
@@ -348,7 +344,7 @@ def test_resolve_key_asks_for_record_key_with_the_candidates_in_the_prompt(
     assert '"Priya is from Leeds."' in prompt
     assert params["inferenceConfig"]["temperature"] == 0
     if structured_output == "tool":
-        assert params["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"] == KEY_SCHEMA
+        assert params["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"] == KEY_TOOL.schema
 
 
 @pytest.mark.parametrize("key", ["", "employer", "  "])

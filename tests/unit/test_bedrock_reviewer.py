@@ -11,8 +11,10 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from agentmem.adapters.aws.bedrock_llm import BedrockLLM, ModelOutputError
-from agentmem.adapters.aws.bedrock_reviewer import REVIEW_SCHEMA, REVIEW_TOOL, BedrockSkillReviewer
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
+from agentmem.adapters.llm_prompts.answers import ModelOutputError
+from agentmem.adapters.llm_prompts.review import REVIEW_TOOL
 from agentmem.model.events import Event
 
 CODE = "def add_vat(net: float) -> float:\n    return net * 1.2\n"
@@ -73,7 +75,7 @@ def test_the_request_is_valid_and_only_reviewed_kinds_are_sent(client: Any) -> N
     assert prompt is not None and "chit-chat" not in prompt and "<event seq=2 kind=code" in prompt
     structure = BedrockLLM(client=client).request("p", REVIEW_TOOL)["outputConfig"]["textFormat"]["structure"]
     schema = json.loads(structure["jsonSchema"]["schema"])
-    assert schema == REVIEW_SCHEMA
+    assert schema == REVIEW_TOOL.schema
     assert [f.name for f in proposals.functions] == ["add_vat"]
     assert proposals.guidance[0].title == "Invoice VAT" and proposals.guidance[0].uses == ["add_vat"]
 

@@ -11,8 +11,10 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from agentmem.adapters.aws.bedrock_llm import BedrockLLM, ModelOutputError
-from agentmem.adapters.aws.bedrock_relevance import FILTER_TOOL, BedrockRelevance
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
+from agentmem.adapters.aws.bedrock_relevance import BedrockRelevance
+from agentmem.adapters.llm_prompts.answers import ModelOutputError
+from agentmem.adapters.llm_prompts.relevance import FILTER_TOOL
 from agentmem.compose.llm_ranking import CHUNK_TOKENS, chunks, llm_filter, llm_rank
 
 DOCS = [("a", "net revenue definition"), ("b", "refund table"), ("c", "payroll"), ("d", "orders table")]

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, TypeAdapter, model_validator
 
 from agentmem.context.session_window import WINDOW_EVENTS
 from agentmem.model.beliefs import FactType
@@ -77,8 +77,21 @@ class Settings(BaseModel):
     allow_undeclared_facts: bool = True
     # JSON list of fact types, e.g. [{"key": "goal", "cardinality": "set"}]; unset: the defaults.
     fact_types: str | None = None
-    embedder: Literal["minilm", "bedrock"] | None = Field(default=None, description="Default by backend.")
-    llm: Literal["rules", "bedrock"] | None = Field(default=None, description="Default by backend.")
+    embedder: Literal["minilm", "bedrock", "openai"] | None = Field(
+        default=None, description="Default by backend."
+    )
+    llm: Literal["rules", "bedrock", "openai"] | None = Field(default=None, description="Default by backend.")
+    # `openai`: any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, LiteLLM, OpenAI),
+    # e.g. http://localhost:11434/v1 (docs/openai-compatible.md). The embedder uses the LLM's base
+    # URL and key unless it has its own; its dimensions are what its model returns, and required.
+    llm_base_url: str | None = Field(default=None, pattern=r"^https?://")
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
+    embedder_base_url: str | None = Field(default=None, pattern=r"^https?://")
+    embedder_model: str | None = None
+    embedder_api_key: SecretStr | None = None
+    embedder_dimensions: int | None = Field(default=None, ge=1, le=16_384)
 
     # aws backend
     table_name: str = "agentmem-log"
@@ -95,8 +108,9 @@ class Settings(BaseModel):
     # Bedrock Rerank model ARN for the composer; unset, the composer ranks by fused BM25 + vector.
     bedrock_rerank_model: str | None = None
 
-    # composer: the LLM port's optional steps (Bedrock): `filter` judges pools of hundreds for
-    # relevance, `rank` also adds an LLM ranking (two views of 15,000-token chunks, fused by RRF).
+    # composer: the LLM port's optional steps (Bedrock or `openai`): `filter` judges pools of
+    # hundreds for relevance, `rank` also adds an LLM ranking (two views of 15,000-token chunks,
+    # fused by RRF).
     composer_llm: Literal["off", "filter", "rank"] = "off"
     # composer: JSON object mapping an IAM caller ARN (fnmatch patterns allowed) to its principals,
     # e.g. {"arn:aws:sts::123456789012:assumed-role/analyst-agent/*": ["analyst"]}. A Lambda
@@ -105,6 +119,23 @@ class Settings(BaseModel):
     # Principals that make a caller a writer (assets, composer skills, functions, guidance), unless
     # its authorizer context names a `role`: a comma list or a JSON list (docs/access.md).
     writer_principals: Annotated[tuple[Identifier, ...], BeforeValidator(_principal_list)] = ("writer",)
+
+    @model_validator(mode="after")
+    def _openai_servers_named(self) -> Self:
+        """`openai` for the LLM or the embedder fails at startup, naming every setting unset."""
+        needed: dict[str, object] = {}
+        if self.llm == "openai":
+            needed |= {"LLM_BASE_URL": self.llm_base_url, "LLM_MODEL": self.llm_model}
+        if self.embedder == "openai":
+            needed |= {
+                "EMBEDDER_BASE_URL (or AGENTMEM_LLM_BASE_URL)": self.embedder_base_url or self.llm_base_url,
+                "EMBEDDER_MODEL": self.embedder_model,
+                "EMBEDDER_DIMENSIONS": self.embedder_dimensions,
+            }
+        missing = [ENV_PREFIX + name for name, value in needed.items() if value is None or value == ""]
+        if missing:
+            raise ValueError(f"an OpenAI-compatible server needs {', '.join(missing)}")
+        return self
 
     def declared_fact_types(self) -> list[FactType]:
         if self.fact_types is None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from agentmem.adapters.local.fts import content_words, match_expression, scope_token
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.vector_size import sized
 from agentmem.model.passages import Passage, PassageHit
 
 SCHEMA = """
@@ -42,6 +43,7 @@ SUBJECT = " WHERE tenant_id=? AND subject_id=?"
 # query, and a query made only of such words finds nothing by keyword (its ranks would be noise;
 # the vector ranker still runs). Counting up to COMMON costs well under a millisecond a word.
 COMMON = 1000
+HISTORY = "history passage index"
 MAX_WORDS = 12
 
 
@@ -62,7 +64,10 @@ class _Matrix:
     def extend(self, rows: Sequence[tuple[int, str, bytes]]) -> None:
         if not rows:
             return
-        block = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, _, blob in rows])
+        width = len(rows[0][2]) // 4 if self.rows is None else self.rows.shape[1]
+        block = np.vstack(
+            [sized(np.frombuffer(blob, dtype=np.float32), width, HISTORY) for _, _, blob in rows]
+        )
         codes = np.fromiter(
             (self.codes.setdefault(s, len(self.codes)) for _, s, _ in rows), dtype=np.int32, count=len(rows)
         )
@@ -179,7 +184,7 @@ class SqlitePassageIndex:
         if matrix.rows is None or k <= 0:
             return []
         used = len(matrix.pids)
-        scores = matrix.rows[:used] @ np.asarray(vector, dtype=np.float32)
+        scores = matrix.rows[:used] @ sized(vector, matrix.rows.shape[1], HISTORY)
         if exclude_session is not None and exclude_session in matrix.codes:
             scores = np.where(matrix.sessions[:used] == matrix.codes[exclude_session], -np.inf, scores)
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))

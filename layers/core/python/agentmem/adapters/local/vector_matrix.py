@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.vector_size import sized
 
 
 class _Matrix:
@@ -32,7 +33,7 @@ class _Matrix:
                 self.rows = np.vstack([self.rows, np.zeros_like(self.rows)])
             self.doc_ids.append(doc_id)
             self.position[doc_id] = at
-        self.rows[at] = vector
+        self.rows[at] = sized(vector, self.rows.shape[1], "belief index")
 
 
 class SubjectVectors:
@@ -82,6 +83,6 @@ class SubjectVectors:
         matrix = self._current(subject_id)
         if matrix is None or not matrix.doc_ids or k <= 0:
             return []
-        scores = matrix.rows[: len(matrix.doc_ids)] @ np.asarray(vector, dtype=np.float32)
+        scores = matrix.rows[: len(matrix.doc_ids)] @ sized(vector, matrix.rows.shape[1], "belief index")
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
         return sorted(((float(scores[i]), matrix.doc_ids[i]) for i in top), key=lambda p: (-p[0], p[1]))

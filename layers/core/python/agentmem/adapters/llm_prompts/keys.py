@@ -1,17 +1,17 @@
-"""The key resolver's question on Bedrock: which candidate key, if any, means the proposed key.
+"""The key resolver's question: which candidate key, if any, means the proposed key.
 
-The schema stays constant (the candidates travel in the prompt, not in an enum), so Bedrock keeps
-one compiled grammar. The answer is checked here: a key that is not among the candidates is
-read as "none of them"."""
+The schema stays constant (the candidates travel in the prompt, not in an enum), so a server
+that compiles a grammar per schema keeps one. The answer is checked here: a key that is not among
+the candidates is read as "none of them"."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from agentmem.adapters.llm_prompts.answers import Ask, OutputTool, parse
 from agentmem.model.beliefs import KeyCandidate, KeyChoice, KeyProposal
 
 KEY_RULES = (
@@ -21,20 +21,21 @@ KEY_RULES = (
     "the existing key (home_city and city: yes; hometown and city: no; monthly_income and income: "
     "no, a different quantity). Otherwise answer an empty key. Give a one-sentence reason first."
 )
-KEY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "reason": {"type": "string", "description": "One short sentence."},
-        "key": {"type": "string", "description": "One of the candidate keys, or empty for none."},
-    },
-    "required": ["reason", "key"],
-    "additionalProperties": False,
-}
 
 
 class KeyAnswer(BaseModel):
-    reason: str
-    key: str
+    reason: str = Field(description="One short sentence.")
+    key: str = Field(description="One of the candidate keys, or empty for none.")
+
+
+KEY_TOOL = OutputTool(
+    "record_key", "Record which existing key the proposed key means.", KeyAnswer, 300, KEY_RULES
+)
+
+
+def resolve_key(ask: Ask, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> KeyChoice:
+    answer = parse(KeyAnswer, ask("resolve key", key_prompt(proposal, candidates), KEY_TOOL))
+    return key_choice(answer, candidates)
 
 
 def key_prompt(proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> str:
