@@ -93,6 +93,7 @@ class AsyncMemoryClient:
     list_events = _async(memory.list_events)
     context = _async(memory.context)
     beliefs = _async(memory.beliefs)
+    belief = _async(memory.belief)
     belief_history = _async(memory.belief_history)
     search_beliefs = _async(memory.search_beliefs)
     erase_subject = _async(memory.erase_subject)

@@ -101,6 +101,12 @@ def beliefs(subject_id: str) -> Program[list[Belief]]:
     return BeliefList.model_validate((yield ApiRequest("GET", path))).items
 
 
+def belief(subject_id: str, key: str) -> Program[BeliefChainView]:
+    """The current belief(s) under `key` (several for a set-valued key); `NotFound` for none."""
+    path = f"/v1/subjects/{path_segment(subject_id)}/beliefs/{path_segment(key)}"
+    return BeliefChainView.model_validate((yield ApiRequest("GET", path)))
+
+
 def belief_history(subject_id: str, key: str) -> Program[BeliefChainView]:
     """The current belief(s) under `key` and every archived version; `NotFound` for none."""
     path = f"/v1/subjects/{path_segment(subject_id)}/beliefs/{path_segment(key)}"

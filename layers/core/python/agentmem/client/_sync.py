@@ -91,6 +91,7 @@ class MemoryClient:
     list_events = _sync(memory.list_events)
     context = _sync(memory.context)
     beliefs = _sync(memory.beliefs)
+    belief = _sync(memory.belief)
     belief_history = _sync(memory.belief_history)
     search_beliefs = _sync(memory.search_beliefs)
     erase_subject = _sync(memory.erase_subject)
