@@ -88,6 +88,12 @@ def address(namespace: tuple[str, ...], key: str) -> Address:
     return Address(tuple(namespace), key)
 
 
+def fact_key(namespace: tuple[str, ...], key: str) -> str:
+    """The fact key an item is kept under in its subject's beliefs, e.g. to read its version
+    chain with `MemoryClient.belief_history(namespace[0], fact_key(namespace, key))`."""
+    return address(namespace, key).fact_key
+
+
 @dataclass(frozen=True)
 class Statement:
     """What a put or a delete appends: the event's content and its one explicit fact."""
