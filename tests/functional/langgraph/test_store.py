@@ -192,3 +192,14 @@ def test_abatch_without_an_async_client_runs_batch_on_a_thread(served: Served, r
     only_async = AgentMemStore(async_client=AsyncMemoryClient(served.url))
     with pytest.raises(TypeError, match="async methods"):
         only_async.get((root,), "k")
+
+
+def test_flush_waits_until_every_reader_sees_the_writes(served: Served, root: str) -> None:
+    stalled = StalledProjector()
+    stuck = AgentMemStore(MemoryClient(served.url, sleep=stalled.sleep), clock=lambda: stalled.now)
+    stuck.put((root, "prefs"), "food", {"likes": "pizza"})
+    assert stuck.flush(root) is False and sum(stalled.waits) == pytest.approx(10.0)
+    store = sync_store(served)
+    store.put((root, "prefs"), "drink", {"likes": "tea"})
+    assert store.flush(root) is True
+    assert sync_store(served).get((root, "prefs"), "drink").value == {"likes": "tea"}

@@ -170,6 +170,12 @@ def list_namespaces(op: ListNamespacesOp, ctx: StoreContext) -> Program[list[tup
     return sorted(set(matched))[op.offset : op.offset + op.limit]
 
 
+def flush(subject: str, ctx: StoreContext) -> Program[bool]:
+    """Wait until the subject's beliefs show this store's writes; whether they all do."""
+    yield from _settled(subject_of((subject,)), (subject,), ctx)
+    return not ctx.pending.under((subject,))
+
+
 def _subject_of_prefix(prefix: tuple[str, ...], operation: str) -> str:
     if not prefix:
         raise InvalidNamespaceError(

@@ -88,16 +88,30 @@ class AgentMemStore(BaseStore):
             clock=context.clock, now=context.now, pending=context.pending,
         )  # fmt: skip
 
+    def flush(self, subject: str) -> bool:
+        """Wait (up to `read_your_writes_seconds`) until the projector has applied this store's
+        writes about `subject`, so that every reader, not only this store, sees them; True
+        when it has. A context read or another process reading right after a write wants this."""
+        return self._sync_client().run(ops.flush(subject, self._context))
+
+    async def aflush(self, subject: str) -> bool:
+        if self._async_client is None:
+            return await asyncio.to_thread(self.flush, subject)
+        return await self._async_client.run(ops.flush(subject, self._context))
+
     def batch(self, ops_: Iterable[Op]) -> list[Result]:
-        if self._client is None:
-            raise TypeError("this AgentMemStore has only an AsyncMemoryClient: use the async methods")
-        return self._client.run(self._program(list(ops_)))
+        return self._sync_client().run(self._program(list(ops_)))
 
     async def abatch(self, ops_: Iterable[Op]) -> list[Result]:
         listed = list(ops_)
         if self._async_client is None:
             return await asyncio.to_thread(self.batch, listed)
         return await self._async_client.run(self._program(listed))
+
+    def _sync_client(self) -> MemoryClient:
+        if self._client is None:
+            raise TypeError("this AgentMemStore has only an AsyncMemoryClient: use the async methods")
+        return self._client
 
     def _program(self, listed: list[Op]) -> Program[list[Result]]:
         """Every op in order, so a read later in the batch sees a write earlier in it."""
