@@ -22,7 +22,7 @@ from agentmem.bootstrap import Services
 from agentmem.client import MemoryApiError, MemoryClient
 from agentmem.server import ApiKeyConfigError, ApiKeys, LocalServer, UnsafeBindError, is_loopback_host
 from tests.functional.raw_http import HANG_SECONDS
-from tests.functional.test_cli import free_port
+from tests.functional.serve_process import free_port
 
 KEY = "k-analyst-0123456789abcdef"
 OTHER_KEY = "k-someone-else-0123456789"

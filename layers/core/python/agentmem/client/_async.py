@@ -5,24 +5,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate
 
 import httpx2
 from typing_extensions import Unpack
 
 from agentmem.client import _memory_calls as memory
 from agentmem.client import _skill_calls as skills
-from agentmem.client._options import (
-    DEFAULT_TIMEOUT_SECONDS,
-    MAX_CONNECTIONS,
-    ClientOptions,
-    as_method,
-    connection_from,
-)
-from agentmem.client._program import Blocking, Finished, Outcome, Pause, Program, Step, resume
-
-P = ParamSpec("P")
-T = TypeVar("T")
+from agentmem.client._options import ClientOptions, as_method, connection_from, http_settings
+from agentmem.client._program import Blocking, Finished, Outcome, P, Pause, Program, Step, T, resume
 
 
 def _async(build: Callable[P, Program[T]]) -> Callable[Concatenate[AsyncMemoryClient, P], Awaitable[T]]:
@@ -52,11 +43,7 @@ class AsyncMemoryClient:
         self.connection = connection_from(base_url, options)
         self.base_url = self.connection.base_url
         self._sleep = sleep
-        self._http = httpx2.AsyncClient(
-            transport=transport,
-            timeout=options.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS),
-            limits=httpx2.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
-        )
+        self._http = httpx2.AsyncClient(transport=transport, **http_settings(options))
 
     async def run(self, program: Program[T]) -> T:
         """Carry out a program of API calls (the methods below are each one)."""

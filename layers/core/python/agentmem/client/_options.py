@@ -6,6 +6,8 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypedDict
 
+import httpx2
+
 from agentmem.client._program import Connection
 from agentmem.client._retry import RetryPolicy
 from agentmem.client._sigv4 import SigV4Signer
@@ -44,6 +46,14 @@ def connection_from(base_url: str, options: ClientOptions) -> Connection:
         signer=signer,
         policy=policy,
     )
+
+
+def http_settings(options: ClientOptions) -> dict[str, Any]:
+    """The httpx2 client settings both clients open their connection pool with."""
+    return {
+        "timeout": options.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS),
+        "limits": httpx2.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
+    }
 
 
 def as_method(build: Callable[..., Any], method: Callable[..., Any]) -> None:

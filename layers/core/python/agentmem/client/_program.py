@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 from urllib.parse import quote, urlencode
 
 import httpx2
@@ -24,6 +24,7 @@ from agentmem.client._retry import RetryPolicy, parse_retry_after
 from agentmem.client._sigv4 import SigV4Signer
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate
 
 import httpx2
 from typing_extensions import Unpack
 
 from agentmem.client import _memory_calls as memory
 from agentmem.client import _skill_calls as skills
-from agentmem.client._options import (
-    DEFAULT_TIMEOUT_SECONDS,
-    MAX_CONNECTIONS,
-    ClientOptions,
-    as_method,
-    connection_from,
-)
-from agentmem.client._program import Blocking, Finished, Outcome, Pause, Program, Step, resume
-
-P = ParamSpec("P")
-T = TypeVar("T")
+from agentmem.client._options import ClientOptions, as_method, connection_from, http_settings
+from agentmem.client._program import Blocking, Finished, Outcome, P, Pause, Program, Step, T, resume
 
 
 def _sync(build: Callable[P, Program[T]]) -> Callable[Concatenate[MemoryClient, P], T]:
@@ -51,11 +42,7 @@ class MemoryClient:
         self.connection = connection_from(base_url, options)
         self.base_url = self.connection.base_url
         self._sleep = sleep
-        self._http = httpx2.Client(
-            transport=transport,
-            timeout=options.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS),
-            limits=httpx2.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
-        )
+        self._http = httpx2.Client(transport=transport, **http_settings(options))
 
     def run(self, program: Program[T]) -> T:
         """Carry out a program of API calls (the methods below are each one)."""
