@@ -34,11 +34,13 @@ LAMBDA_UNZIPPED_LIMIT = 262_144_000
 PipArch = Literal["x86_64", "aarch64"]
 
 # Dev tools, kept out of the core layer: no Lambda imports them (pinned in tests/infra/test_layers.py).
-# The demo and its eval harness, the HTTP client SDK, the CLI, the local server and the MCP server
-# (whose uvicorn and mcp SDK are not in the dependency layer). Paths are relative to layers/core.
+# The demo and its eval harness, the HTTP client SDK and its LangGraph store, the CLI, the local
+# server and the MCP server (whose httpx2, langgraph, uvicorn and mcp are not in the dependency
+# layer). Paths are relative to layers/core.
 DEV_ONLY = [
     "python/agentmem/demo",
-    "python/agentmem/client.py",
+    "python/agentmem/client",
+    "python/agentmem/integrations",
     "python/agentmem/entrypoints/cli.py",
     "python/agentmem/entrypoints/server",
     "python/agentmem/entrypoints/mcp_server",

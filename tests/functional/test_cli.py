@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,14 +11,9 @@ from pathlib import Path
 import pytest
 
 from agentmem.client import MemoryApiError, MemoryClient
+from tests.functional.serve_process import agentmem_serve
 
 FACT = {"key": "risk_tolerance", "text": "Priya is cautious about investment risk.", "value": "cautious"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def agentmem(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
@@ -32,26 +25,8 @@ def agentmem(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[MemoryClient, Path]]:
-    port = free_port()
-    env = {**os.environ, "AGENTMEM_PORT": str(port), "POWERTOOLS_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentmem.entrypoints.cli", "serve", "--data-dir", str(tmp_path / "data")],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    client = MemoryClient(f"http://127.0.0.1:{port}", retries=0)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            client.health()
-            break
-        except Exception:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise AssertionError(f"server did not start: {proc.communicate()[0]}") from None
-            time.sleep(0.1)
-    yield client, tmp_path / "data"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with agentmem_serve(tmp_path / "data", start_seconds=30) as url:
+        yield MemoryClient(url, retries=0), tmp_path / "data"
 
 
 def wait_for_belief(client: MemoryClient, key: str, timeout: float = 30) -> dict[str, object]:

@@ -28,7 +28,7 @@ from agentmem.entrypoints.server import (
 )
 from agentmem.wiring import Services
 from tests.functional.raw_http import HANG_SECONDS
-from tests.functional.test_cli import free_port
+from tests.functional.serve_process import free_port
 
 KEY = "k-analyst-0123456789abcdef"
 OTHER_KEY = "k-someone-else-0123456789"
