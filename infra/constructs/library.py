@@ -23,12 +23,14 @@ from infra.paths import FUNCTIONS_DIR
 
 SKILL_ROUTES: list[tuple[str, str]] = [
     ("POST", "/v1/functions"),
+    ("GET", "/v1/functions"),
     ("GET", "/v1/functions/{function_id}"),
     ("PUT", "/v1/functions/{function_id}"),
     ("DELETE", "/v1/functions/{function_id}"),
     ("GET", "/v1/functions/{function_id}/closure"),
     ("POST", "/v1/functions/{function_id}/approve"),
     ("POST", "/v1/guidance"),
+    ("GET", "/v1/guidance"),
     ("GET", "/v1/guidance/{guidance_id}"),
     ("PUT", "/v1/guidance/{guidance_id}"),
     ("DELETE", "/v1/guidance/{guidance_id}"),

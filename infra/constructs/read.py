@@ -22,6 +22,7 @@ READ_ROUTES: list[tuple[str, str]] = [
     ("GET", "/v1/health/deep"),
     ("POST", "/v1/context"),
     ("GET", "/v1/subjects/{subject_id}/export"),
+    ("GET", "/v1/subjects/{subject_id}/sessions"),
     # Served here because this function has every route: the write function's document lacks the reads.
     ("GET", "/v1/openapi.json"),
 ]

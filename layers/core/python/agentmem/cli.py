@@ -48,6 +48,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     configure()
     services = bootstrap(settings)
+    from agentmem.inspector.serve import local_inspector
+
     server = LocalServer(
         lambda: build_resolver(services),
         host=settings.host,
@@ -58,12 +60,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_connections=settings.http_max_connections,
         ),
         api_keys=keys,
+        mounts=local_inspector(lambda: build_resolver(services), settings.data_dir, keys),
     )
     worker = local_worker(services).start()
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal: exit 0 on it.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     auth = f"{len(keys)} API key(s) required" if keys else "loopback development mode, no API keys"
     print(f"agentmem serving {server.url} ({auth}; data dir {settings.data_dir.resolve()})", flush=True)
+    print(f"memory inspector at {server.url}/ui/", flush=True)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
@@ -279,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", type=Path, default=None, help="write the full result (per question) here")
     evaluate.add_argument("--pin", type=Path, default=None, help="write the summary here, as a new baseline")
     evaluate.set_defaults(run=cmd_eval)
+    from agentmem.inspector.command import add_inspect_verb
+
+    add_inspect_verb(verbs)
     return parser
 
 

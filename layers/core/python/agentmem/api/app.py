@@ -95,6 +95,9 @@ def build_resolver(services: Services, *, semantic: bool = True) -> AgentMemReso
         app.include_router(subjects_router(services, callers))
         app.include_router(context_router(services))
         app.include_router(health_router(services))
+        from agentmem.api.routes.browse import browse_routes
+
+        app.include_router(browse_routes(services))
         if services.settings.procedural_enabled:
             from agentmem.api.routes.skill_transfer import skill_transfer_router
             from agentmem.api.routes.skills import skills_router

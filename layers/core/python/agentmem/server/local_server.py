@@ -114,6 +114,7 @@ class LocalServer:
         pool_size: int | None = None,
         limits: ServerLimits | None = None,
         api_keys: ApiKeys | None = None,
+        mounts: list[BaseRoute] | None = None,
     ) -> None:
         if api_keys is None and not is_loopback_host(host):
             raise UnsafeBindError(
@@ -129,6 +130,7 @@ class LocalServer:
             limits=limits,
             body_cap_bytes=max_request_bytes * HARD_BODY_CAP_FACTOR + HARD_BODY_CAP_SLACK,
             api_keys=api_keys,
+            mounts=mounts,
         )
         protocol = type("Protocol", (GuardedH11Protocol,), {"header_timeout": limits.read_timeout_seconds})
         self._config = uvicorn.Config(
