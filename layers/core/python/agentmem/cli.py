@@ -116,16 +116,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
     checkpoints = SqliteCheckpoints(log.database, services.settings.tenant_id)
+    from agentmem.progress import CountingTail, progress
     from agentmem.subjects_wiring import build_snapshot
 
-    result = replay(
-        log,
-        services.semantic,
-        checkpoints,
-        subject_id=args.subject,
-        copy_other_subjects=copier,
-        snapshot=build_snapshot(services),
-    )
+    with progress("replay", log.head_position(), unit="events") as step:
+        result = replay(
+            CountingTail(log, step),
+            services.semantic,
+            checkpoints,
+            subject_id=args.subject,
+            copy_other_subjects=copier,
+            snapshot=build_snapshot(services),
+        )
     print(
         f"replayed {result.events_read} events into generation {result.generation}"
         f" (was {result.previous_generation}); readers switched"
@@ -208,14 +210,19 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     """Rebuild the skill and asset search indexes from their primary stores, on either backend
     (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
     from agentmem.bootstrap import bootstrap
+    from agentmem.progress import counting_embeddings, progress
 
     services = bootstrap(load_settings(args))
     if services.settings.procedural_enabled:
         services.skill_index.ensure_ready()
-        indexed, dropped = services.skill_search.rebuild()
+        approved = sum(status == "approved" for _, _, status, _ in services.skills.stamps())
+        with progress("skills", approved) as step, counting_embeddings(services.semantic, step):
+            indexed, dropped = services.skill_search.rebuild()
         print(f"skill index: {indexed} approved items indexed, {dropped} stale ones removed")
     services.composer.index.ensure_ready()
-    indexed, dropped = services.composer.indexer.rebuild()
+    assets = len(services.composer.catalogue.headers())
+    with progress("assets", assets) as step, counting_embeddings(services.semantic, step):
+        indexed, dropped = services.composer.indexer.rebuild()
     print(f"asset index: {indexed} assets indexed, {dropped} stale ones removed")
     return 0
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -225,15 +225,20 @@ class MemoryClient:
 
     # -- composer -----------------------------------------------------------------------------
 
-    def put_assets(self, assets: Sequence[Asset]) -> PutAssetsResponse:
+    def put_assets(
+        self, assets: Sequence[Asset], *, on_bulk: Callable[[int], None] | None = None
+    ) -> PutAssetsResponse:
         """Write assets in bulks of the API's size (each bulk one transaction); returns the last
-        bulk's answer, whose `revision` is the catalogue's after all of them."""
+        bulk's answer, whose `revision` is the catalogue's after all of them. `on_bulk` hears how
+        many each bulk wrote (agentmem.progress draws a bar from it)."""
         answer = PutAssetsResponse(written=0, revision=0)
         written = 0
         for start in range(0, len(assets), MAX_ASSETS_PER_PUT):
             bulk = [a.model_dump(mode="json") for a in assets[start : start + MAX_ASSETS_PER_PUT]]
             answer = PutAssetsResponse.model_validate(self.request("PUT", "/v1/assets", {"assets": bulk}))
             written += answer.written
+            if on_bulk is not None:
+                on_bulk(answer.written)
         return answer.model_copy(update={"written": written})
 
     def put_skill(self, skill_id: str, spec: ComposerSkillSpec) -> ComposerSkill:

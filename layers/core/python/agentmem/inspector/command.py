@@ -17,13 +17,19 @@ def add_inspect_verb(verbs: Any) -> None:
     )
     inspect.add_argument("--url", required=True, help="the API's base URL (API Gateway stage or a server)")
     inspect.add_argument(
-        "--sigv4", nargs="?", const="", default=None, metavar="REGION",
+        "--sigv4",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REGION",
         help="sign requests with SigV4 (region from AWS_REGION / AWS_DEFAULT_REGION when omitted)",
-    )  # fmt: skip
+    )
     inspect.add_argument(
-        "--api-key-env", default=None, metavar="NAME",
+        "--api-key-env",
+        default=None,
+        metavar="NAME",
         help="read an API key of `agentmem serve` from this environment variable (never a flag)",
-    )  # fmt: skip
+    )
     inspect.add_argument("--saved-reads", type=Path, default=None, help="a saved-reads JSON file")
     inspect.add_argument("--host", default="127.0.0.1", help="loopback address to serve on")
     inspect.add_argument("--port", type=int, default=8788, help="port (default 8788)")
@@ -49,8 +55,12 @@ def run_inspect(args: argparse.Namespace) -> int:
             return 2
     try:
         app = remote_inspector(args.url, sigv4_region=region, api_key=api_key, saved_reads=args.saved_reads)
-        serve_remote(app, args.host, args.port, lambda url: print(f"agentmem inspector {url} reading {args.url}",
-                                                                 flush=True))  # fmt: skip
+        serve_remote(
+            app,
+            args.host,
+            args.port,
+            lambda url: print(f"agentmem inspector {url} reading {args.url}", flush=True),
+        )
     except (SavedReadsError, UnsafeBindError) as exc:
         print(f"agentmem inspect: {exc}", file=sys.stderr)
         return 2

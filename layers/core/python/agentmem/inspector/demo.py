@@ -53,41 +53,75 @@ class RecordingClient(MemoryClient):
 def author_skills(client: MemoryClient) -> None:
     """A small library: guidance linking functions, a dependency, a rewrite under review, a draft."""
     functions = [
-        FunctionSpec(function_id="annuity_factor", name="annuity_factor", signature="(rate: float, months: int) -> float",
-                     docstring="Future value of 1 a month for `months` months at a monthly `rate`.",
-                     implementation="def annuity_factor(rate, months):\n    return ((1 + rate) ** months - 1) / rate\n",
-                     status="approved", author="planning-team"),
-        FunctionSpec(function_id="monthly_saving", name="monthly_saving",
-                     signature="(target: int, months: int, annual_return: float) -> int",
-                     docstring="What to save each month to reach `target` in `months` months.",
-                     implementation="def monthly_saving(target, months, annual_return):\n"
-                                    "    return round(target / annuity_factor(annual_return / 12, months))\n",
-                     depends_on=["annuity_factor"], status="approved", author="planning-team"),
-        FunctionSpec(function_id="equity_share_limit", name="equity_share_limit",
-                     signature="(risk_tolerance: str) -> float", docstring="The equity cap of a risk profile.",
-                     implementation="LIMITS = {'cautious': 0.4, 'balanced': 0.7, 'aggressive': 0.9}\n"
-                                    "def equity_share_limit(risk_tolerance):\n    return LIMITS[risk_tolerance]\n",
-                     status="approved", author="compliance"),
-        FunctionSpec(function_id="tax_lot_harvest", name="tax_lot_harvest", signature="(lots: list) -> list",
-                     docstring="Lots to sell for a tax loss (a draft nobody approved yet).",
-                     implementation="def tax_lot_harvest(lots):\n    return [l for l in lots if l['gain'] < 0]\n"),
-    ]  # fmt: skip
+        FunctionSpec(
+            function_id="annuity_factor",
+            name="annuity_factor",
+            signature="(rate: float, months: int) -> float",
+            docstring="Future value of 1 a month for `months` months at a monthly `rate`.",
+            implementation="def annuity_factor(rate, months):\n"
+            "    return ((1 + rate) ** months - 1) / rate\n",
+            status="approved",
+            author="planning-team",
+        ),
+        FunctionSpec(
+            function_id="monthly_saving",
+            name="monthly_saving",
+            signature="(target: int, months: int, annual_return: float) -> int",
+            docstring="What to save each month to reach `target` in `months` months.",
+            implementation="def monthly_saving(target, months, annual_return):\n"
+            "    return round(target / annuity_factor(annual_return / 12, months))\n",
+            depends_on=["annuity_factor"],
+            status="approved",
+            author="planning-team",
+        ),
+        FunctionSpec(
+            function_id="equity_share_limit",
+            name="equity_share_limit",
+            signature="(risk_tolerance: str) -> float",
+            docstring="The equity cap of a risk profile.",
+            implementation="LIMITS = {'cautious': 0.4, 'balanced': 0.7, 'aggressive': 0.9}\n"
+            "def equity_share_limit(risk_tolerance):\n    return LIMITS[risk_tolerance]\n",
+            status="approved",
+            author="compliance",
+        ),
+        FunctionSpec(
+            function_id="tax_lot_harvest",
+            name="tax_lot_harvest",
+            signature="(lots: list) -> list",
+            docstring="Lots to sell for a tax loss (a draft nobody approved yet).",
+            implementation="def tax_lot_harvest(lots):\n    return [l for l in lots if l['gain'] < 0]\n",
+        ),
+    ]
     for spec in functions:
         client.put_function(spec)
     guidance = [
-        GuidanceSpec(guidance_id="plan-a-savings-goal", title="Plan a savings goal",
-                     content="Price each goal with `monthly_saving`; below 24 months assume no return.",
-                     function_ids=["monthly_saving"], status="approved", author="planning-team"),
-        GuidanceSpec(guidance_id="suitability-check", title="Check a recommendation's suitability",
-                     content="Compare the equity share with `equity_share_limit` of the current risk profile;"
-                             " a changed profile needs a re-profiling questionnaire first.",
-                     function_ids=["equity_share_limit", "monthly_saving"], status="approved", author="compliance"),
-        GuidanceSpec(guidance_id="year-end-tax-review", title="Year-end tax review (draft)",
-                     content="Harvest losses with `tax_lot_harvest` before December 31.",
-                     function_ids=["tax_lot_harvest"], author="planning-team"),
-    ]  # fmt: skip
-    for spec in guidance:
-        client.put_guidance(spec)
+        GuidanceSpec(
+            guidance_id="plan-a-savings-goal",
+            title="Plan a savings goal",
+            content="Price each goal with `monthly_saving`; below 24 months assume no return.",
+            function_ids=["monthly_saving"],
+            status="approved",
+            author="planning-team",
+        ),
+        GuidanceSpec(
+            guidance_id="suitability-check",
+            title="Check a recommendation's suitability",
+            content="Compare the equity share with `equity_share_limit` of the current risk profile;"
+            " a changed profile needs a re-profiling questionnaire first.",
+            function_ids=["equity_share_limit", "monthly_saving"],
+            status="approved",
+            author="compliance",
+        ),
+        GuidanceSpec(
+            guidance_id="year-end-tax-review",
+            title="Year-end tax review (draft)",
+            content="Harvest losses with `tax_lot_harvest` before December 31.",
+            function_ids=["tax_lot_harvest"],
+            author="planning-team",
+        ),
+    ]
+    for written in guidance:
+        client.put_guidance(written)
     # A rewrite of the implementation puts every link to it under review (invariant 5).
     rewritten = functions[1].model_copy(
         update={"implementation": functions[1].implementation.replace("round(", "math.ceil(")}
@@ -132,8 +166,9 @@ def build(server_url: str, worker_catch_up: Any) -> list[SavedRead]:
         principals=composer.ANALYST_PRINCIPALS,
     )
     # The story's reads first: what compliance read in the last session, then the composition.
-    reads: list[SavedRead] = sorted(client.reads, key=lambda r: (r.request.agent != "compliance",
-                                                                 r.request.session_id != "priya-s3"))  # fmt: skip
+    reads = sorted(
+        client.reads, key=lambda r: (r.request.agent != "compliance", r.request.session_id != "priya-s3")
+    )
     return [reads[0], compose, *reads[1:]]
 
 

@@ -55,6 +55,7 @@ class ItemView:
     score: float | None = None
     reason: str | None = None
     superseded: bool = False
+    flagged: bool = False  # a belief that contradicted the version before it
 
     @property
     def placed(self) -> bool:
@@ -101,18 +102,30 @@ def explain_context(request: ContextRequest, response: ContextResponse) -> Conte
         view = views.setdefault(item.source, SourceView(item.source, 0, 0))
         view.placed.append(
             ItemView(
-                item.item_id, item.source, item.level, item_href(item.item_id, subject), item.tokens,
-                item.score, superseded=bool(item.ref.get("superseded")),
+                item.item_id,
+                item.source,
+                item.level,
+                item_href(item.item_id, subject),
+                item.tokens,
+                item.score,
+                superseded=bool(item.ref.get("superseded")),
+                flagged=bool(item.ref.get("flag")),
             )
-        )  # fmt: skip
+        )
     for dropped in trace.dropped:
         view = views.setdefault(dropped.source, SourceView(dropped.source, 0, 0))
         view.dropped.append(
-            ItemView(dropped.item_id, dropped.source, "dropped", item_href(dropped.item_id, subject),
-                     reason=dropped.reason)
-        )  # fmt: skip
+            ItemView(
+                dropped.item_id,
+                dropped.source,
+                "dropped",
+                item_href(dropped.item_id, subject),
+                reason=dropped.reason,
+            )
+        )
     versions = [
-        (doc_id, version, belief_href(subject, doc_id)) for doc_id, version in sorted(trace.belief_versions.items())
+        (doc_id, version, belief_href(subject, doc_id))
+        for doc_id, version in sorted(trace.belief_versions.items())
     ]
     watermark = event_href(request.session_id, trace.log_watermark_seq) if trace.log_watermark_seq else None
     passages = [i for i in views["history"].placed] if "history" in views else []
@@ -156,7 +169,9 @@ def explain_compose(skill_id: str, question: str, report: ComposeReport, markdow
     """Sections ranked, split at the cut line: the last rank placed whole at full detail."""
     views = []
     for section in sorted(report.sections, key=lambda s: s.rank):
-        members = [(a, level_name(section.levels[a]) if a in section.levels else "dropped") for a in section.items]
+        members = [
+            (a, level_name(section.levels[a]) if a in section.levels else "dropped") for a in section.items
+        ]
         views.append(SectionView(section, members))
     cut = report.cut_line if report.cut_line is not None else 0
     above = [v for v in views if v.report.rank <= cut]
@@ -182,9 +197,7 @@ def _rank(status: str) -> int:
     return 0
 
 
-def moves(
-    before: Mapping[str, str], after: Mapping[str, str], hrefs: Mapping[str, str | None]
-) -> list[Move]:
+def moves(before: Mapping[str, str], after: Mapping[str, str], hrefs: Mapping[str, str | None]) -> list[Move]:
     """Every item whose fate differs between two reads, most changed first. Crossing the cut
     means being placed in one read and dropped (or absent) in the other; a change of render
     level is a move too, since detail is what the budget buys."""

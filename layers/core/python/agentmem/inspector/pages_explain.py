@@ -38,11 +38,18 @@ class ReadSpec:
 
     def at(self, budget: int) -> ReadSpec:
         if self.context is not None:
-            return ReadSpec(self.kind, self.context.model_copy(update={"budget_tokens": budget}),
-                            claimed=self.claimed, watermark=self.watermark, label=self.label)  # fmt: skip
+            return ReadSpec(
+                self.kind,
+                self.context.model_copy(update={"budget_tokens": budget}),
+                claimed=self.claimed,
+                watermark=self.watermark,
+                label=self.label,
+            )
         assert self.compose is not None
         update = self.compose.model_copy(update={"budget_tokens": budget})
-        return ReadSpec(self.kind, skill_id=self.skill_id, compose=update, claimed=self.claimed, label=self.label)
+        return ReadSpec(
+            self.kind, skill_id=self.skill_id, compose=update, claimed=self.claimed, label=self.label
+        )
 
     def form(self) -> dict[str, Any]:
         """The form's fields, to fill it in again."""
@@ -61,8 +68,9 @@ def _invalid(exc: ValidationError, prefix: str = "") -> MemoryApiError:
 def _from_saved(saved: SavedContextRead | SavedCompose) -> ReadSpec:
     if isinstance(saved, SavedContextRead):
         return ReadSpec("context", saved.request, watermark=saved.watermark, label=saved.label)
-    return ReadSpec("compose", skill_id=saved.skill_id, compose=saved.request, claimed=saved.principals,
-                    label=saved.label)  # fmt: skip
+    return ReadSpec(
+        "compose", skill_id=saved.skill_id, compose=saved.request, claimed=saved.principals, label=saved.label
+    )
 
 
 def _from_paste(text: str) -> ReadSpec:
@@ -96,7 +104,9 @@ def _from_fields(request: Request) -> ReadSpec | None:
             body: dict[str, Any] = {"question": params["question"]}
             if text_param(request, "budget_tokens"):
                 body["budget_tokens"] = int_param(request, "budget_tokens")
-            return ReadSpec("compose", skill_id=params.get("skill_id", ""), compose=ComposeRequest.model_validate(body))
+            return ReadSpec(
+                "compose", skill_id=params.get("skill_id", ""), compose=ComposeRequest.model_validate(body)
+            )
         if not text_param(request, "query"):
             return None
         fields: dict[str, Any] = {
@@ -144,30 +154,70 @@ def explain_routes(pages: Pages) -> list[Route]:
         try:
             spec = read_spec(request, saved)
         except MemoryApiError as error:
-            return pages.render(request, template, status=error.status, form=dict(request.query_params),
-                                spec=None, first=None, second=None, moved=[], error=error, saved=saved)  # fmt: skip
+            return pages.render(
+                request,
+                template,
+                status=error.status,
+                form=dict(request.query_params),
+                spec=None,
+                first=None,
+                second=None,
+                moved=[],
+                error=error,
+                saved=saved,
+            )
         if spec is None:
-            return pages.render(request, template, form={"kind": request.query_params.get("kind", "context")},
-                                spec=None, first=None, second=None, moved=[], error=None, saved=saved)  # fmt: skip
+            return pages.render(
+                request,
+                template,
+                form={"kind": request.query_params.get("kind", "context")},
+                spec=None,
+                first=None,
+                second=None,
+                moved=[],
+                error=None,
+                saved=saved,
+            )
         if template == "history.html" and spec.context is not None and "history" not in spec.context.include:
-            spec = ReadSpec("context", spec.context.model_copy(update={"include": [*spec.context.include, "history"]}))
+            spec = ReadSpec(
+                "context", spec.context.model_copy(update={"include": [*spec.context.include, "history"]})
+            )
         reader = pages.reader(request, claimed=spec.claimed)
         try:
             first = run(reader, spec)
             compare = int_param(request, "compare")
             second = run(reader, spec.at(compare)) if compare else None
         except MemoryApiError as error:
-            return pages.render(request, template, status=error.status, form=spec.form(), spec=spec,
-                                first=None, second=None, moved=[], error=error, saved=saved)  # fmt: skip
+            return pages.render(
+                request,
+                template,
+                status=error.status,
+                form=spec.form(),
+                spec=spec,
+                first=None,
+                second=None,
+                moved=[],
+                error=error,
+                saved=saved,
+            )
         moved = []
         if second is not None:
             hrefs = explain.hrefs_of(first.labels().items(), second.labels().items())
             moved = explain.moves(first.statuses(), second.statuses(), hrefs)
         return pages.render(
-            request, template, form={**spec.form(), "compare": request.query_params.get("compare", "")},
-            spec=spec, first=first, second=second, moved=moved, error=None, saved=saved,
-            viewer=reader.viewer, budget_of=lambda r: budget_of(spec, r), saved_index=int_param(request, "saved"),
-        )  # fmt: skip
+            request,
+            template,
+            form={**spec.form(), "compare": request.query_params.get("compare", "")},
+            spec=spec,
+            first=first,
+            second=second,
+            moved=moved,
+            error=None,
+            saved=saved,
+            viewer=reader.viewer,
+            budget_of=lambda r: budget_of(spec, r),
+            saved_index=int_param(request, "saved"),
+        )
 
     def explain_view(request: Request) -> Response:
         return explain_page(request, "explain.html")

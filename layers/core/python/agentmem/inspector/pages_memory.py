@@ -80,7 +80,11 @@ def memory_routes(pages: Pages) -> list[Route]:
             subjects=subjects,
             after=after,
             next_after=page.next,
-            filters={"agent": text_param(request, "agent"), "round": round_filter, "kind": text_param(request, "kind")},
+            filters={
+                "agent": text_param(request, "agent"),
+                "round": round_filter,
+                "kind": text_param(request, "kind"),
+            },
         )
 
     def blob(request: Request) -> Response:
@@ -88,9 +92,14 @@ def memory_routes(pages: Pages) -> list[Route]:
         session_id = request.path_params["session_id"]
         event = pages.reader(request).event_with_content(session_id, int(request.path_params["seq"]))
         if event is None:
-            raise MemoryApiError(404, "not_found", f"no event #{request.path_params['seq']} in {session_id}", "seq")
+            raise MemoryApiError(
+                404, "not_found", f"no event #{request.path_params['seq']} in {session_id}", "seq"
+            )
         body = memory_views.content_text(event)
-        headers = {**SECURITY_HEADERS, "Content-Disposition": f'inline; filename="{session_id}-{event.seq}.txt"'}
+        headers = {
+            **SECURITY_HEADERS,
+            "Content-Disposition": f'inline; filename="{session_id}-{event.seq}.txt"',
+        }
         return Response(body, media_type="text/plain; charset=utf-8", headers=headers)
 
     return [

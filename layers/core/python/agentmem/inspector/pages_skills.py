@@ -40,7 +40,9 @@ def skill_routes(pages: Pages) -> list[Route]:
         function_id = request.path_params["function_id"]
         found = reader.function(function_id)
         review = {
-            link.guidance_id for link in reader.links() if link.function_id == function_id and link.needs_review
+            link.guidance_id
+            for link in reader.links()
+            if link.function_id == function_id and link.needs_review
         }
         return pages.render(
             request, "function.html", function=found, closure=reader.closure(function_id), review=review
@@ -51,7 +53,9 @@ def skill_routes(pages: Pages) -> list[Route]:
         guidance_id = request.path_params["guidance_id"]
         found = reader.guidance(guidance_id)
         review = {
-            link.function_id for link in reader.links() if link.guidance_id == guidance_id and link.needs_review
+            link.function_id
+            for link in reader.links()
+            if link.guidance_id == guidance_id and link.needs_review
         }
         return pages.render(request, "guidance.html", guidance=found, review=review)
 

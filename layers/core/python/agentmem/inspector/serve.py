@@ -47,9 +47,13 @@ def remote_inspector(
 
     def make_client(claimed: str | None) -> MemoryClient:
         return MemoryClient(
-            url, sigv4_region=sigv4_region, api_key=api_key, local_principals=claimed,
-            timeout_seconds=timeout_seconds, retries=1,
-        )  # fmt: skip
+            url,
+            sigv4_region=sigv4_region,
+            api_key=api_key,
+            local_principals=claimed,
+            timeout_seconds=timeout_seconds,
+            retries=1,
+        )
 
     config = InspectorConfig(
         transport=ClientTransport(make_client),

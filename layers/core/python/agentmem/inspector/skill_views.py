@@ -75,11 +75,16 @@ def link_graph(
     at_left = {n.id: n.y for n in left}
     at_right = {n.id: n.y for n in right}
     edges = [
-        Edge(link.guidance_id, link.function_id, link.needs_review, at_left[link.guidance_id],
-             at_right[link.function_id])
+        Edge(
+            link.guidance_id,
+            link.function_id,
+            link.needs_review,
+            at_left[link.guidance_id],
+            at_right[link.function_id],
+        )
         for link in sorted(links, key=lambda x: (x.needs_review, x.guidance_id, x.function_id))
         if link.guidance_id in at_left and link.function_id in at_right
-    ]  # fmt: skip
+    ]
     height = TOP + max(len(left), len(right), 1) * ROW_HEIGHT
     return Graph(left, right, edges, height)
 

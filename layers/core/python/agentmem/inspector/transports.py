@@ -27,7 +27,9 @@ def _query_string(query: Mapping[str, Any] | None) -> str:
 
 def _raise_for(status: int, payload: Any) -> None:
     error = payload.get("error", {}) if isinstance(payload, dict) else {}
-    raise MemoryApiError(status, error.get("code", "http_error"), error.get("message", ""), error.get("field"))
+    raise MemoryApiError(
+        status, error.get("code", "http_error"), error.get("message", ""), error.get("field")
+    )
 
 
 class ResolverTransport:
