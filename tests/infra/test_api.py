@@ -128,6 +128,7 @@ def test_routes_require_their_path_parameters(acme: Synth) -> None:
         ("GET", "/v1/openapi.json"): None,
         **{route: _params(route[1]) for route in SKILL_ROUTES | COMPOSE_ROUTES | ERASURE_ROUTES},
         ("GET", "/v1/subjects/{subject_id}/export"): subject,
+        ("GET", "/v1/subjects/{subject_id}/sessions"): subject,
     }
 
 
