@@ -34,10 +34,24 @@ class Story:
     flagged_event_seq: int  # the event in s2 that flipped the risk tolerance
 
 
-def _event(client: MemoryClient, session: str, round_: int, agent: str, kind: str, content: object,
-           facts: list[dict[str, str]] | None = None, media_type: str | None = None) -> int:  # fmt: skip
-    body: dict[str, object] = {"subject_id": SUBJECT, "round": round_, "agent": agent, "kind": kind,
-                               "content": content, "idempotency_key": f"{session}-{round_}-{kind}"}  # fmt: skip
+def _event(
+    client: MemoryClient,
+    session: str,
+    round_: int,
+    agent: str,
+    kind: str,
+    content: object,
+    facts: list[dict[str, str]] | None = None,
+    media_type: str | None = None,
+) -> int:
+    body: dict[str, object] = {
+        "subject_id": SUBJECT,
+        "round": round_,
+        "agent": agent,
+        "kind": kind,
+        "content": content,
+        "idempotency_key": f"{session}-{round_}-{kind}",
+    }
     if facts:
         body["facts"] = facts
     if media_type:
@@ -48,32 +62,70 @@ def _event(client: MemoryClient, session: str, round_: int, agent: str, kind: st
 
 def write_story(client: MemoryClient) -> int:
     """Two sessions; returns the seq of the event in s2 that contradicted s1's risk tolerance."""
-    cautious = {"key": "risk_tolerance", "value": "cautious", "text": "Priya is cautious about investment risk."}
-    _event(client, "priya-s1", 0, "intake", "profile", {"client": "Priya", "said": "I am careful."}, [cautious])
-    statement = "date,description,amount\n" + "".join(f"2026-03-{d % 28 + 1:02d},COFFEE,-4.50\n" for d in range(4000))
+    cautious = {
+        "key": "risk_tolerance",
+        "value": "cautious",
+        "text": "Priya is cautious about investment risk.",
+    }
+    _event(
+        client, "priya-s1", 0, "intake", "profile", {"client": "Priya", "said": "I am careful."}, [cautious]
+    )
+    statement = "date,description,amount\n" + "".join(
+        f"2026-03-{d % 28 + 1:02d},COFFEE,-4.50\n" for d in range(4000)
+    )
     _event(client, "priya-s1", 0, "intake", "statement", statement, media_type="text/csv")
     _event(client, "priya-s1", 1, "compliance", "review", f"Suitability PASS. Note from the client: {SCRIPT}")
-    aggressive = {"key": "risk_tolerance", "value": "aggressive",
-                  "text": "Priya wants to be aggressive, in individual tech stocks."}  # fmt: skip
-    flagged = _event(client, "priya-s2", 0, "intake", "profile", {"client": "Priya", "said": "Now aggressive."},
-                     [aggressive, {"key": "city", "value": "Austin", "text": f"Priya lives in Austin {SCRIPT}"}])  # fmt: skip
-    _event(client, "priya-s2", 1, "compliance", "review", "Risk tolerance changed from cautious to aggressive.")
+    aggressive = {
+        "key": "risk_tolerance",
+        "value": "aggressive",
+        "text": "Priya wants to be aggressive, in individual tech stocks.",
+    }
+    flagged = _event(
+        client,
+        "priya-s2",
+        0,
+        "intake",
+        "profile",
+        {"client": "Priya", "said": "Now aggressive."},
+        [aggressive, {"key": "city", "value": "Austin", "text": f"Priya lives in Austin {SCRIPT}"}],
+    )
+    _event(
+        client, "priya-s2", 1, "compliance", "review", "Risk tolerance changed from cautious to aggressive."
+    )
     return flagged
 
 
 def write_library(client: MemoryClient) -> None:
-    client.put_function(FunctionSpec(function_id="annuity_factor", name="annuity_factor",
-                                     implementation="def annuity_factor(r, n):\n    return ((1 + r) ** n - 1) / r\n",
-                                     status="approved"))  # fmt: skip
-    saving = FunctionSpec(function_id="monthly_saving", name="monthly_saving", depends_on=["annuity_factor"],
-                          implementation="def monthly_saving(t, n, r):\n    return round(t / annuity_factor(r, n))\n",
-                          status="approved")  # fmt: skip
+    client.put_function(
+        FunctionSpec(
+            function_id="annuity_factor",
+            name="annuity_factor",
+            implementation="def annuity_factor(r, n):\n    return ((1 + r) ** n - 1) / r\n",
+            status="approved",
+        )
+    )
+    saving = FunctionSpec(
+        function_id="monthly_saving",
+        name="monthly_saving",
+        depends_on=["annuity_factor"],
+        implementation="def monthly_saving(t, n, r):\n    return round(t / annuity_factor(r, n))\n",
+        status="approved",
+    )
     client.put_function(saving)
-    client.put_function(FunctionSpec(function_id="draft_helper", name="draft_helper", implementation="pass\n"))
-    client.put_guidance(GuidanceSpec(guidance_id="plan-a-goal", title="Plan a savings goal",
-                                     function_ids=["monthly_saving"], status="approved"))  # fmt: skip
-    client.put_guidance(GuidanceSpec(guidance_id="draft-notes", title=f"Draft notes {SCRIPT}",
-                                     function_ids=["draft_helper"]))  # fmt: skip
+    client.put_function(
+        FunctionSpec(function_id="draft_helper", name="draft_helper", implementation="pass\n")
+    )
+    client.put_guidance(
+        GuidanceSpec(
+            guidance_id="plan-a-goal",
+            title="Plan a savings goal",
+            function_ids=["monthly_saving"],
+            status="approved",
+        )
+    )
+    client.put_guidance(
+        GuidanceSpec(guidance_id="draft-notes", title=f"Draft notes {SCRIPT}", function_ids=["draft_helper"])
+    )
     client.put_function(saving.model_copy(update={"implementation": saving.implementation + "# rewritten\n"}))
 
 
@@ -84,13 +136,22 @@ def saved_reads() -> list[SavedContextRead | SavedCompose]:
     return [
         SavedContextRead(
             label="priya-s2 · compliance",
-            request=ContextRequest(subject_id=SUBJECT, session_id="priya-s2", agent="compliance",
-                                   query="risk tolerance changes and suitability", budget_tokens=1200),
+            request=ContextRequest(
+                subject_id=SUBJECT,
+                session_id="priya-s2",
+                agent="compliance",
+                query="risk tolerance changes and suitability",
+                budget_tokens=1200,
+            ),
             watermark=1,
         ),
-        SavedCompose(label="compose as analyst", skill_id=SKILL,
-                     request=ComposeRequest(question=QUESTION, budget_tokens=2500), principals="analyst"),
-    ]  # fmt: skip
+        SavedCompose(
+            label="compose as analyst",
+            skill_id=SKILL,
+            request=ComposeRequest(question=QUESTION, budget_tokens=2500),
+            principals="analyst",
+        ),
+    ]
 
 
 @contextmanager

@@ -11,9 +11,14 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import SKIP_REASON, chromium_available
 from tests.inspector_fixtures import Story, story_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not chromium_available(), reason=SKIP_REASON),
+]
 
 VIEWS = {
     "home": "/ui/",
@@ -48,8 +53,14 @@ def page(browser_context: Any) -> Iterator[Any]:
     failures: list[str] = []
     tab.on("pageerror", lambda error: failures.append(str(error)))
     # Offline by construction: any request off this machine's loopback is a defect.
-    tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
-              else (failures.append(route.request.url), route.abort()))  # fmt: skip
+    tab.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith("http://127.0.0.1")
+            else (failures.append(route.request.url), route.abort())
+        ),
+    )
     yield tab
     tab.close()
     assert failures == [], failures

@@ -18,7 +18,16 @@ from agentmem.inspector.reader import MemoryReader, Viewer, is_read_route
 from agentmem.inspector.serve import remote_inspector
 from agentmem.server import ApiKeys
 from tests.functional.test_cli import free_port
-from tests.inspector_fixtures import ANALYST_KEY, FINANCE_KEY, KEYS, QUESTION, SCRIPT, SKILL, Story, story_server
+from tests.inspector_fixtures import (
+    ANALYST_KEY,
+    FINANCE_KEY,
+    KEYS,
+    QUESTION,
+    SCRIPT,
+    SKILL,
+    Story,
+    story_server,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -73,9 +82,14 @@ def test_every_view_renders_with_headers_that_forbid_scripts(story: Story, path:
 
 @pytest.mark.parametrize(
     "path",
-    ["/ui/sessions/priya-s1", "/ui/subjects/priya", "/ui/subjects/priya/beliefs/city", "/ui/skills",
-     "/ui/skills/guidance/draft-notes"],
-)  # fmt: skip
+    [
+        "/ui/sessions/priya-s1",
+        "/ui/subjects/priya",
+        "/ui/subjects/priya/beliefs/city",
+        "/ui/skills",
+        "/ui/skills/guidance/draft-notes",
+    ],
+)
 def test_a_stored_script_renders_as_text(story: Story, path: str) -> None:
     html = page(story, path)
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
@@ -126,8 +140,13 @@ def test_explain_at_two_budgets_lists_what_moved_across_the_cut(story: Story) ->
 
 def test_the_explained_read_matches_the_api_answer(story: Story) -> None:
     client = MemoryClient(story.url)
-    answer = client.context(subject_id="priya", session_id="priya-s2", agent="compliance",
-                            query="risk tolerance changes and suitability", budget_tokens=1200)  # fmt: skip
+    answer = client.context(
+        subject_id="priya",
+        session_id="priya-s2",
+        agent="compliance",
+        query="risk tolerance changes and suitability",
+        budget_tokens=1200,
+    )
     html = page(story, "/ui/explain?saved=0")
     assert f"used {answer.trace.used_tokens:,} tokens" in html
     for dropped in answer.trace.dropped:
@@ -136,8 +155,9 @@ def test_the_explained_read_matches_the_api_answer(story: Story) -> None:
 
 
 def test_a_pasted_request_that_does_not_validate_names_the_field(story: Story) -> None:
-    paste = quote(json.dumps({"subject_id": "priya", "session_id": "s", "agent": "a", "query": "q",
-                              "budget_tokens": 0}))  # fmt: skip
+    paste = quote(
+        json.dumps({"subject_id": "priya", "session_id": "s", "agent": "a", "query": "q", "budget_tokens": 0})
+    )
     answer = get(f"{story.url}/ui/explain?paste={paste}")
     assert answer.status == 422
     assert "budget_tokens" in answer.data.decode()
@@ -166,15 +186,24 @@ def test_with_keys_the_ui_asks_for_a_login_and_then_reads_as_the_key(keyed: Stor
     refused = get(keyed.url + "/ui/subjects/priya")
     assert refused.status == 303 and refused.headers["Location"] == "/ui/login"
     assert get(keyed.url + "/ui/login").status == 200
-    login = urllib3.request("POST", keyed.url + "/ui/login", body=f"key={ANALYST_KEY}", redirect=False,
-                            headers={"Content-Type": "application/x-www-form-urlencoded"})  # fmt: skip
+    login = urllib3.request(
+        "POST",
+        keyed.url + "/ui/login",
+        body=f"key={ANALYST_KEY}",
+        redirect=False,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert login.status == 303
     cookie = login.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/ui" in cookie
     html = page(keyed, "/ui/subjects/priya", Cookie=cookie.split(";")[0])
     assert "API key: analyst (reader)" in html
-    wrong = urllib3.request("POST", keyed.url + "/ui/login", body="key=not-a-key-at-all-0000",
-                            headers={"Content-Type": "application/x-www-form-urlencoded"})  # fmt: skip
+    wrong = urllib3.request(
+        "POST",
+        keyed.url + "/ui/login",
+        body="key=not-a-key-at-all-0000",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert wrong.status == 401
 
 
