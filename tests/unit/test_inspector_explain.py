@@ -3,7 +3,14 @@ moved across the cut between two budgets."""
 
 from __future__ import annotations
 
-from agentmem.inspector.explain import ABSENT, explain_compose, explain_context, item_href, moves
+from agentmem.inspector.explain import (
+    ABSENT,
+    explain_compose,
+    explain_context,
+    history_lines,
+    item_href,
+    moves,
+)
 from agentmem.model.context import ContextItem, ContextRequest, ContextResponse, ContextTrace, DroppedItem
 
 
@@ -114,3 +121,28 @@ def test_a_composition_splits_its_sections_at_the_cut_line() -> None:
     view = explain_compose("k", "q", report, "# doc")
     assert [v.report.rank for v in view.above] == [1] and [v.report.rank for v in view.below] == [2]
     assert view.statuses() == {"a": "full", "b": "title+path", "c": "dropped"}
+
+
+def test_events_written_after_a_saved_read_stand_out() -> None:
+    request = ContextRequest(subject_id="p", session_id="s3", agent="compliance", query="q")
+    items = [
+        ContextItem(item_id=f"event:s3:{seq}", source="episodic", level="full", tokens=5, score=1.0 / seq,
+                    ref={"seq": seq})
+        for seq in (5, 6, 7)
+    ]  # fmt: skip
+    view = explain_context(request, _response(items, []), saved_watermark=6)
+    episodic = next(s for s in view.sources if s.name == "episodic")
+    assert [(i.item_id, i.later) for i in episodic.placed] == [
+        ("event:s3:5", False),
+        ("event:s3:6", False),
+        ("event:s3:7", True),
+    ]
+    assert not any(i.later for i in explain_context(request, _response(items, [])).sources[0].placed)
+
+
+def test_the_history_lines_are_the_markdown_section_of_earlier_sessions() -> None:
+    markdown = (
+        "# Context\n\n## What is known\n- a\n\n## Earlier sessions with p\n- one\n- two\n\n"
+        "## This session\n- x\n"
+    )
+    assert history_lines(markdown) == ["- one", "- two"]

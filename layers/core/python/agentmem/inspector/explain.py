@@ -56,6 +56,7 @@ class ItemView:
     reason: str | None = None
     superseded: bool = False
     flagged: bool = False  # a belief that contradicted the version before it
+    later: bool = False  # an event written after the saved read this one re-runs
 
     @property
     def placed(self) -> bool:
@@ -83,6 +84,7 @@ class ContextExplain:
     belief_versions: list[tuple[str, int, str]]  # doc id, version, chain link
     watermark_href: str | None
     passages: list[ItemView]  # history items placed, superseded ones labelled
+    passage_lines: list[str]  # as the markdown rendered them
 
     def statuses(self) -> dict[str, str]:
         return {i.item_id: i.status for s in self.sources for i in (*s.placed, *s.dropped)}
@@ -91,7 +93,10 @@ class ContextExplain:
         return {i.item_id: (i.source, i.href) for s in self.sources for i in (*s.placed, *s.dropped)}
 
 
-def explain_context(request: ContextRequest, response: ContextResponse) -> ContextExplain:
+def explain_context(
+    request: ContextRequest, response: ContextResponse, saved_watermark: int | None = None
+) -> ContextExplain:
+    """`saved_watermark`: the log seq a saved read saw, so events written since stand out."""
     trace = response.trace
     subject = request.subject_id
     views = {
@@ -110,6 +115,9 @@ def explain_context(request: ContextRequest, response: ContextResponse) -> Conte
                 item.score,
                 superseded=bool(item.ref.get("superseded")),
                 flagged=bool(item.ref.get("flag")),
+                later=saved_watermark is not None
+                and item.source == "episodic"
+                and int(item.ref.get("seq", 0)) > saved_watermark,
             )
         )
     for dropped in trace.dropped:
@@ -128,8 +136,28 @@ def explain_context(request: ContextRequest, response: ContextResponse) -> Conte
         for doc_id, version in sorted(trace.belief_versions.items())
     ]
     watermark = event_href(request.session_id, trace.log_watermark_seq) if trace.log_watermark_seq else None
-    passages = [i for i in views["history"].placed] if "history" in views else []
-    return ContextExplain(request, response, list(views.values()), versions, watermark, passages)
+    passages = list(views["history"].placed) if "history" in views else []
+    return ContextExplain(
+        request,
+        response,
+        list(views.values()),
+        versions,
+        watermark,
+        passages,
+        history_lines(response.markdown),
+    )
+
+
+def history_lines(markdown: str) -> list[str]:
+    """The rendered lines of the history section: what the agent read of its earlier sessions."""
+    lines: list[str] = []
+    inside = False
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            inside = line.startswith("## Earlier sessions")
+        elif inside and line.strip():
+            lines.append(line)
+    return lines
 
 
 @dataclass(frozen=True)

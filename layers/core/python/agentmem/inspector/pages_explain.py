@@ -136,7 +136,7 @@ def read_spec(request: Request, saved: list[SavedContextRead | SavedCompose]) ->
 
 def run(reader: MemoryReader, spec: ReadSpec) -> explain.ContextExplain | explain.ComposeExplain:
     if spec.context is not None:
-        return explain.explain_context(spec.context, reader.context(spec.context))
+        return explain.explain_context(spec.context, reader.context(spec.context), spec.watermark)
     assert spec.compose is not None and spec.skill_id is not None
     answer = reader.compose(spec.skill_id, spec.compose)
     return explain.explain_compose(spec.skill_id, spec.compose.question, answer.report, answer.markdown)
