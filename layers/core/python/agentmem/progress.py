@@ -52,8 +52,9 @@ def progress(
         TaskProgressColumn(),
         TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
-        TextColumn("left"),
+        TextColumn("elapsed,"),
         TimeRemainingColumn(),
+        TextColumn("left"),
     )
     with Progress(*columns, console=Console(file=out), transient=False) as bar:
         task = bar.add_task(description, total=total, rate="")
