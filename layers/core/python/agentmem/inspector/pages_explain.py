@@ -5,7 +5,7 @@ Every parameter travels in the query string, so an explained read is a link that
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,19 +37,11 @@ class ReadSpec:
     label: str | None = None
 
     def at(self, budget: int) -> ReadSpec:
+        """The same read at another budget."""
         if self.context is not None:
-            return ReadSpec(
-                self.kind,
-                self.context.model_copy(update={"budget_tokens": budget}),
-                claimed=self.claimed,
-                watermark=self.watermark,
-                label=self.label,
-            )
+            return replace(self, context=self.context.model_copy(update={"budget_tokens": budget}))
         assert self.compose is not None
-        update = self.compose.model_copy(update={"budget_tokens": budget})
-        return ReadSpec(
-            self.kind, skill_id=self.skill_id, compose=update, claimed=self.claimed, label=self.label
-        )
+        return replace(self, compose=self.compose.model_copy(update={"budget_tokens": budget}))
 
     def form(self) -> dict[str, Any]:
         """The form's fields, to fill it in again."""
@@ -142,7 +134,7 @@ def run(reader: MemoryReader, spec: ReadSpec) -> explain.ContextExplain | explai
     return explain.explain_compose(spec.skill_id, spec.compose.question, answer.report, answer.markdown)
 
 
-def budget_of(spec: ReadSpec, result: explain.ContextExplain | explain.ComposeExplain) -> int:
+def budget_of(result: explain.ContextExplain | explain.ComposeExplain) -> int:
     if isinstance(result, explain.ComposeExplain):
         return result.report.budget_tokens
     return result.request.budget_tokens
@@ -151,71 +143,39 @@ def budget_of(spec: ReadSpec, result: explain.ContextExplain | explain.ComposeEx
 def explain_routes(pages: Pages) -> list[Route]:
     def explain_page(request: Request, template: str) -> Response:
         saved = pages.config.saved_reads
+
+        def show(status: int = 200, **fields: Any) -> Response:
+            page: dict[str, Any] = {"spec": None, "first": None, "second": None, "moved": [], "error": None}
+            return pages.render(request, template, status=status, saved=saved, **{**page, **fields})
+
         try:
             spec = read_spec(request, saved)
         except MemoryApiError as error:
-            return pages.render(
-                request,
-                template,
-                status=error.status,
-                form=dict(request.query_params),
-                spec=None,
-                first=None,
-                second=None,
-                moved=[],
-                error=error,
-                saved=saved,
-            )
+            return show(error.status, form=dict(request.query_params), error=error)
         if spec is None:
-            return pages.render(
-                request,
-                template,
-                form={"kind": request.query_params.get("kind", "context")},
-                spec=None,
-                first=None,
-                second=None,
-                moved=[],
-                error=None,
-                saved=saved,
-            )
+            return show(form={"kind": request.query_params.get("kind", "context")})
         if template == "history.html" and spec.context is not None and "history" not in spec.context.include:
-            spec = ReadSpec(
-                "context", spec.context.model_copy(update={"include": [*spec.context.include, "history"]})
-            )
+            with_history = spec.context.model_copy(update={"include": [*spec.context.include, "history"]})
+            spec = replace(spec, context=with_history)
         reader = pages.reader(request, claimed=spec.claimed)
         try:
             first = run(reader, spec)
             compare = int_param(request, "compare")
             second = run(reader, spec.at(compare)) if compare else None
         except MemoryApiError as error:
-            return pages.render(
-                request,
-                template,
-                status=error.status,
-                form=spec.form(),
-                spec=spec,
-                first=None,
-                second=None,
-                moved=[],
-                error=error,
-                saved=saved,
-            )
+            return show(error.status, form=spec.form(), spec=spec, error=error)
         moved = []
         if second is not None:
             hrefs = explain.hrefs_of(first.labels().items(), second.labels().items())
             moved = explain.moves(first.statuses(), second.statuses(), hrefs)
-        return pages.render(
-            request,
-            template,
+        return show(
             form={**spec.form(), "compare": request.query_params.get("compare", "")},
             spec=spec,
             first=first,
             second=second,
             moved=moved,
-            error=None,
-            saved=saved,
             viewer=reader.viewer,
-            budget_of=lambda r: budget_of(spec, r),
+            budget_of=budget_of,
             saved_index=int_param(request, "saved"),
         )
 
