@@ -71,4 +71,4 @@ lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^agentmem' > requirements-dev.txt.new && mv requirements-dev.txt.new requirements-dev.txt
 
 clean:
-	rm -rf $(VENV) .agentmem cdk.out .mypy_cache .ruff_cache
+	rm -rf $(VENV) .agentmem .agentmem-inspect cdk.out .mypy_cache .ruff_cache
