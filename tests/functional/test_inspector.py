@@ -176,7 +176,12 @@ def test_only_read_routes_can_be_sent() -> None:
     assert not is_read_route("PUT", "/v1/functions/f")
     assert not is_read_route("GET", "/v1/subjects/priya/export")  # everything about a subject: writers only
     sent: list[str] = []
-    reader = MemoryReader(lambda method, path, viewer, **_: sent.append(path), Viewer())
+
+    class Recorder:
+        def call(self, method: str, path: str, viewer: Viewer, **_: object) -> None:
+            sent.append(path)
+
+    reader = MemoryReader(Recorder(), Viewer())
     with pytest.raises(AssertionError):
         reader._call("POST", "/v1/sessions/s1/events")
     assert sent == []

@@ -9,10 +9,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, Protocol, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from agentmem.model.events import Event
 from agentmem.ports import Embedder, LogTail
+
+if TYPE_CHECKING:
+    from agentmem.semantic.service import SemanticService
 
 Step = Callable[[int], None]
 """Advance the bar by this many units."""
@@ -120,12 +123,8 @@ def counted(call: Callable[..., R], step: Step) -> Callable[..., R]:
     return run
 
 
-class HoldsEmbedder(Protocol):
-    embedder: Embedder
-
-
 @contextmanager
-def counting_embeddings(holder: HoldsEmbedder, step: Step) -> Iterator[None]:
+def counting_embeddings(holder: SemanticService, step: Step) -> Iterator[None]:
     """While inside, every embedding `holder` (a SemanticService) computes advances `step`;
     whoever reads `holder.embedder` on each call (the skill and asset indexers do) counts."""
     inner = holder.embedder

@@ -75,7 +75,9 @@ class Viewer:
 
 
 class Transport(Protocol):
-    def __call__(
+    """Carries the inspector's API calls: in process, or over HTTP (agentmem.inspector.transports)."""
+
+    def call(
         self, method: str, path: str, viewer: Viewer, *, query: Mapping[str, Any] | None, body: Any
     ) -> Any:
         """The JSON answer of one API call as `viewer`; MemoryApiError on a non-2xx answer."""
@@ -100,7 +102,7 @@ class MemoryReader:
     def _call(self, method: str, path: str, query: Mapping[str, Any] | None = None, body: Any = None) -> Any:
         if not is_read_route(method, path):
             raise AssertionError(f"the inspector only reads: {method} {path} is not a read route")
-        return self._transport(method, path, self.viewer, query=query, body=body)
+        return self._transport.call(method, path, self.viewer, query=query, body=body)
 
     # -- episodic -----------------------------------------------------------------------------
 

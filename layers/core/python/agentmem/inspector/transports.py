@@ -40,7 +40,7 @@ class ResolverTransport:
     def __init__(self, resolver_factory: Callable[[], APIGatewayRestResolver], *, workers: int = 4) -> None:
         self._pool = ResolverPool(resolver_factory, workers)
 
-    def __call__(
+    def call(
         self, method: str, path: str, viewer: Viewer, *, query: Mapping[str, Any] | None, body: Any
     ) -> Any:
         if viewer.authorizer is not None:
@@ -77,7 +77,7 @@ class ClientTransport:
                 client = self._clients[claimed] = self._make(claimed)
             return client
 
-    def __call__(
+    def call(
         self, method: str, path: str, viewer: Viewer, *, query: Mapping[str, Any] | None, body: Any
     ) -> Any:
         return self._client(viewer.claimed).request(method, path, body, dict(query) if query else None)
