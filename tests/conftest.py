@@ -113,3 +113,10 @@ def call_api(services: Services) -> Iterator[Callable[..., dict[str, Any]]]:
         }
 
     yield call
+
+
+def pytest_report_header() -> str:
+    """Says at the top of every run whether the browser tests (tests/browser) can run."""
+    from tests.browser.conftest import CHROMIUM, SKIP_REASON, chromium_available
+
+    return f"browser tests: Chromium at {CHROMIUM}" if chromium_available() else SKIP_REASON

@@ -34,9 +34,9 @@ LAMBDA_UNZIPPED_LIMIT = 262_144_000
 PipArch = Literal["x86_64", "aarch64"]
 
 # Dev tools, kept out of the core layer: no Lambda imports them (pinned in tests/infra/test_layers.py).
-# The demo and its eval harness, the HTTP client SDK and its LangGraph store, the CLI, the local
-# server and the MCP server (whose httpx2, langgraph, uvicorn and mcp are not in the dependency
-# layer). Paths are relative to layers/core.
+# The demo and its eval harness, the HTTP client SDK and its LangGraph store, the CLI, the
+# inspector and its progress bars, the local server and the MCP server (whose httpx2, langgraph,
+# jinja2, rich, uvicorn and mcp are not in the dependency layer). Paths are relative to layers/core.
 DEV_ONLY = [
     "python/agentmem/demo",
     "python/agentmem/client",
@@ -44,6 +44,8 @@ DEV_ONLY = [
     "python/agentmem/entrypoints/cli.py",
     "python/agentmem/entrypoints/server",
     "python/agentmem/entrypoints/mcp_server",
+    "python/agentmem/inspector",
+    "python/agentmem/progress.py",
 ]
 
 

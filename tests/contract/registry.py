@@ -17,6 +17,7 @@ from tests.contract.checkpoint_store_contract import CheckpointStoreContract
 from tests.contract.embedder_contract import EmbedderContract
 from tests.contract.erasure_scheduler_contract import ErasureSchedulerContract
 from tests.contract.event_log_contract import EventLogContract
+from tests.contract.inspector_transport_contract import TransportContract
 from tests.contract.llm_contract import LLMContract
 from tests.contract.log_tail_contract import LogTailContract
 from tests.contract.passage_index_contract import PassageIndexContract
@@ -75,6 +76,8 @@ SUITES: dict[str, Suite] = {
     # Local only: on AWS, DynamoDB TTL and S3 lifecycle expire, and the observation index keeps.
     "RetentionSweeper": Suite(RetentionSweeperContract, ("SqliteRetention",)),
     "ObservationSnapshot": Suite(ObservationSnapshotContract, ("SqliteObservationSnapshot",)),
+    # The inspector's two ways to reach the API: in process through the resolver, or over HTTP.
+    "Transport": Suite(TransportContract, ("ResolverTransport", "ClientTransport")),
 }
 
 # Adapters a suite reaches through another adapter rather than by constructing them.

@@ -30,16 +30,17 @@ READ_ROUTES = {
     ("GET", "/v1/health/deep"),
     ("POST", "/v1/context"),
     ("GET", "/v1/subjects/{subject_id}/export"),
+    ("GET", "/v1/subjects/{subject_id}/sessions"),
     # Served by the read function, documenting every function's routes.
     ("GET", "/v1/openapi.json"),
 }
 ERASURE_ROUTES = {("DELETE", "/v1/subjects/{subject_id}"), ("GET", "/v1/erasures/{erasure_id}")}
 SKILL_ROUTES = {
-    *{(m, "/v1/functions") for m in ("POST",)},
+    *{(m, "/v1/functions") for m in ("POST", "GET")},
     *{(m, "/v1/functions/{function_id}") for m in ("GET", "PUT", "DELETE")},
     ("GET", "/v1/functions/{function_id}/closure"),
     ("POST", "/v1/functions/{function_id}/approve"),
-    ("POST", "/v1/guidance"),
+    *{(m, "/v1/guidance") for m in ("POST", "GET")},
     *{(m, "/v1/guidance/{guidance_id}") for m in ("GET", "PUT", "DELETE")},
     ("POST", "/v1/guidance/{guidance_id}/approve"),
     ("GET", "/v1/guidance/{guidance_id}/export"),
@@ -145,6 +146,7 @@ def test_routes_require_their_path_parameters(acme: Synth) -> None:
         ("GET", "/v1/openapi.json"): None,
         **{route: _params(route[1]) for route in SKILL_ROUTES | COMPOSE_ROUTES | ERASURE_ROUTES},
         ("GET", "/v1/subjects/{subject_id}/export"): subject,
+        ("GET", "/v1/subjects/{subject_id}/sessions"): subject,
     }
 
 

@@ -100,6 +100,7 @@ def _write_routes(app: AgentMemResolver, services: Services) -> None:
 
 def _read_routes(app: AgentMemResolver, services: Services) -> None:
     from agentmem.api.routes.beliefs import beliefs_router
+    from agentmem.api.routes.browse import sessions_router
     from agentmem.api.routes.context import context_router
     from agentmem.api.routes.health import health_router
     from agentmem.api.routes.subjects import export_router
@@ -109,6 +110,7 @@ def _read_routes(app: AgentMemResolver, services: Services) -> None:
     app.include_router(context_router(lambda: services.context))
     callers = CallerRules.from_settings(services.settings)
     app.include_router(export_router(lambda: services.subject_export, callers))
+    app.include_router(sessions_router(lambda: services.ports.subject_log))
     app.include_router(
         health_router(
             lambda: deep_health(
@@ -130,11 +132,13 @@ def _read_routes(app: AgentMemResolver, services: Services) -> None:
 def _skills_routes(app: AgentMemResolver, services: Services) -> None:
     if not services.settings.procedural_enabled:
         return
+    from agentmem.api.routes.browse import library_listing_router
     from agentmem.api.routes.library import library_router
     from agentmem.api.routes.library_transfer import library_transfer_router
 
     callers = CallerRules.from_settings(services.settings)
     app.include_router(library_router(lambda: services.skills, lambda: services.skill_search, callers))
+    app.include_router(library_listing_router(lambda: services.skills))
     app.include_router(
         library_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
     )

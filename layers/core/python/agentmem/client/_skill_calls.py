@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentmem.client._program import ApiRequest, Program, path_segment
@@ -57,15 +57,20 @@ def review_session(session_id: str) -> Program[ReviewResponse]:
 # -- composer -----------------------------------------------------------------------------------
 
 
-def put_assets(assets: Sequence[Asset]) -> Program[PutAssetsResponse]:
+def put_assets(
+    assets: Sequence[Asset], *, on_bulk: Callable[[int], None] | None = None
+) -> Program[PutAssetsResponse]:
     """Write assets in bulks of the API's size (each bulk one transaction); returns the last
-    bulk's answer, whose `revision` is the catalogue's after all of them."""
+    bulk's answer, whose `revision` is the catalogue's after all of them. `on_bulk` hears how
+    many each bulk wrote (agentmem.progress draws a bar from it)."""
     answer = PutAssetsResponse(written=0, revision=0)
     written = 0
     for start in range(0, len(assets), MAX_ASSETS_PER_PUT):
         bulk = [a.model_dump(mode="json") for a in assets[start : start + MAX_ASSETS_PER_PUT]]
         answer = PutAssetsResponse.model_validate((yield ApiRequest("PUT", "/v1/assets", {"assets": bulk})))
         written += answer.written
+        if on_bulk is not None:
+            on_bulk(answer.written)
     return answer.model_copy(update={"written": written})
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,9 @@ def sample_folder() -> Path:
     return Path(str(resources.files("agentmem.demo") / SAMPLE))
 
 
-def install(services: Services, catalogue: SampleCatalogue) -> None:
+def install(
+    services: Services, catalogue: SampleCatalogue, on_bulk: Callable[[int], None] | None = None
+) -> None:
     """Write the catalogue's assets (in bulks of the API's size) and skills through the domain.
     The operator's own loader, run in process: no API caller is involved, so no access rule is."""
     from agentmem.compose import authoring
@@ -39,6 +41,8 @@ def install(services: Services, catalogue: SampleCatalogue) -> None:
     for start in range(0, len(catalogue.assets), MAX_ASSETS_PER_PUT):
         bulk = PutAssetsRequest(assets=catalogue.assets[start : start + MAX_ASSETS_PER_PUT])
         services.composer.catalogue.put_assets(bulk.assets)
+        if on_bulk is not None:
+            on_bulk(len(bulk.assets))
     for skill in catalogue.skills:
         spec = ComposerSkillSpec.model_validate(skill.model_dump(exclude={"skill_id"}))
         authoring.put_skill(services.composer.catalogue, skill.skill_id, spec)
@@ -70,9 +74,13 @@ def run_eval(
     sample = load_catalogue(catalogue or dataset.parent)
     with tempfile.TemporaryDirectory(prefix="agentmem-eval-") as data_dir:
         services = bootstrap(Settings(data_dir=Path(data_dir), tenant_id="eval"))
-        install(services, sample)
+        from agentmem.progress import counted, progress
+
+        with progress("load", len(sample.assets), unit="assets") as step:
+            install(services, sample, on_bulk=step)
         services.composer.indexer.sync()  # the projector worker's job when serving
-        result = evaluate(questions, budgets, services.composer.compose)
+        with progress("eval", len(questions) * len(budgets), unit="composes") as step:
+            result = evaluate(questions, budgets, counted(services.composer.compose, step))
     print(f"{len(questions)} questions, {len(sample.assets)} assets, {len(sample.skills)} skills")
     print(table(result))
     if out is not None:

@@ -58,6 +58,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from agentmem.entrypoints.mcp_server.http import mcp_mount
 
     mcp = mcp_mount(services, loopback=keys is None)
+    from agentmem.inspector.serve import local_inspector
+
     server = LocalServer(
         lambda: build_resolver(services),
         host=settings.host,
@@ -68,7 +70,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_connections=settings.http_max_connections,
         ),
         api_keys=keys,
-        mounts=[mcp.route],
+        mounts=[mcp.route, *local_inspector(lambda: build_resolver(services), settings.data_dir, keys)],
         lifespan=mcp.lifespan,
     )
     worker = local_worker(services).start()
@@ -77,6 +79,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     auth = f"{len(keys)} API key(s) required" if keys else "loopback development mode, no API keys"
     print(f"agentmem serving {server.url} ({auth}; data dir {settings.data_dir.resolve()})", flush=True)
     print(f"MCP (streamable HTTP) at {server.url}/mcp", flush=True)
+    print(f"memory inspector at {server.url}/ui/", flush=True)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
@@ -122,14 +125,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
     log, checkpoints = local_tail(services, "replay (see the README for the AWS procedure)")
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
-    result = replay(
-        log,
-        services.semantic,
-        checkpoints,
-        subject_id=args.subject,
-        copy_other_subjects=copier,
-        snapshot=services.ports.observation_snapshot,
-    )
+    from agentmem.progress import CountingTail, progress
+
+    with progress("replay", log.head_position(), unit="events") as step:
+        result = replay(
+            CountingTail(log, step),
+            services.semantic,
+            checkpoints,
+            subject_id=args.subject,
+            copy_other_subjects=copier,
+            snapshot=services.ports.observation_snapshot,
+        )
     print(
         f"replayed {result.events_read} events into generation {result.generation}"
         f" (was {result.previous_generation}); readers switched"
@@ -205,15 +211,20 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Rebuild the skill and asset search indexes from their primary stores, on either backend
     (on AWS, run it with the stack's environment and credentials): the indexes are projections."""
+    from agentmem.progress import counting_embeddings, progress
     from agentmem.wiring import bootstrap
 
     services = bootstrap(load_settings(args))
     if services.settings.procedural_enabled:
         services.skill_index.ensure_ready()
-        indexed, dropped = services.skill_search.rebuild()
+        approved = sum(status == "approved" for _, _, status, _ in services.skills.stamps())
+        with progress("skills", approved) as step, counting_embeddings(services.semantic, step):
+            indexed, dropped = services.skill_search.rebuild()
         print(f"skill index: {indexed} approved items indexed, {dropped} stale ones removed")
     services.composer.index.ensure_ready()
-    indexed, dropped = services.composer.indexer.rebuild()
+    assets = len(services.composer.catalogue.headers())
+    with progress("assets", assets) as step, counting_embeddings(services.semantic, step):
+        indexed, dropped = services.composer.indexer.rebuild()
     print(f"asset index: {indexed} assets indexed, {dropped} stale ones removed")
     return 0
 
@@ -285,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
     from agentmem.entrypoints.mcp_server.command import add_parser as add_mcp_parser
 
     add_mcp_parser(verbs)
+
+    from agentmem.inspector.command import add_inspect_verb
+
+    add_inspect_verb(verbs)
     return parser
 
 

@@ -18,9 +18,10 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentmem.model.common import Identifier
@@ -29,6 +30,11 @@ logger = logging.getLogger(__name__)
 
 MIN_KEY_LENGTH = 16
 OPEN_PATHS = frozenset({"/v1/health"})
+# The memory inspector (agentmem.inspector) is read in a browser, which cannot send a header: there
+# the key may come as this cookie (set by its login page, HttpOnly, SameSite=Strict, path /ui).
+UI_PREFIX = "/ui/"
+UI_OPEN_PATHS = frozenset({"/ui/login", "/ui/static/inspector.css"})
+UI_KEY_COOKIE = "agentmem_key"
 GRANT_SCOPE_KEY = "agentmem.api_key_grant"  # in scope["state"], read by the resolver adapter
 KEY_HEADERS = (b"authorization", b"x-agentmem-api-key")
 
@@ -114,6 +120,16 @@ def presented_key(headers: list[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
+def cookie_key(headers: list[tuple[bytes, bytes]]) -> str | None:
+    for name, value in headers:
+        if name == b"cookie":
+            for part in value.decode("latin-1").split(";"):
+                cookie, _, credential = part.strip().partition("=")
+                if cookie == UI_KEY_COOKIE and credential:
+                    return unquote(credential)  # set percent-encoded: a key may hold `;`
+    return None
+
+
 class ApiKeyGate:
     """ASGI middleware in front of every mounted app: 401 without a valid key, except health."""
 
@@ -122,13 +138,20 @@ class ApiKeyGate:
         self._keys = keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._keys is None or scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
+        path = scope.get("path", "")  # a lifespan scope has none
+        open_path = path in OPEN_PATHS or path in UI_OPEN_PATHS
+        if self._keys is None or scope["type"] not in ("http", "websocket") or open_path:
             await self._app(scope, receive, send)
             return
-        grant = self._keys.match(presented_key(scope["headers"]))
+        in_ui = path == UI_PREFIX[:-1] or path.startswith(UI_PREFIX)
+        presented = presented_key(scope["headers"]) or (cookie_key(scope["headers"]) if in_ui else None)
+        grant = self._keys.match(presented)
         if grant is None:
             peer = (scope.get("client") or ("", 0))[0]
-            logger.warning("api key refused", extra={"path": scope["path"], "peer": peer})
+            logger.warning("api key refused", extra={"path": path, "peer": peer})
+            if in_ui and scope["type"] == "http":  # a person at a browser: to the login page
+                await RedirectResponse("/ui/login", status_code=303)(scope, receive, send)
+                return
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
