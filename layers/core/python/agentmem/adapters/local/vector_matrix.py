@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmem.adapters.local.blas import single_threaded_blas
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.vector_size import sized
 
@@ -43,6 +44,7 @@ class SubjectVectors:
         self._g = generation
         self._cache: dict[str, _Matrix] = {}
         self._lock = threading.Lock()  # one catch-up at a time; the others then find it current
+        single_threaded_blas()
 
     def _current(self, subject_id: str) -> _Matrix | None:
         conn = self._db.connection()
