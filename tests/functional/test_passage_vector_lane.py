@@ -184,3 +184,17 @@ def test_settle_leaves_no_passage_waiting(services: Services) -> None:
     worker.settle()
     assert active(services).pending_count("maya") == 0
     assert embed_all_pending(active(services), services.semantic.embedder) == 0
+
+
+def test_an_index_that_does_not_defer_vectors_gets_them_in_the_projection(tmp_path: Path) -> None:
+    # OpenSearch (the stream Lambda) writes a passage whole: the projector must embed it in-line.
+    services = bootstrap(Settings(data_dir=tmp_path / "data"))
+    assert services.semantic.passages is not None
+    index = services.semantic.passages.generation(1)
+    index.defers_vectors = False  # type: ignore[misc]  # stands for an adapter that cannot defer
+    services.episodic.append(
+        "S1", AppendEventRequest(subject_id="maya", round=0, agent="user", kind="message", content=GARDEN)
+    )
+    no_lane_worker(services).run_once()
+    assert (index.count("maya"), index.pending_count("maya")) == (1, 0)
+    assert by_meaning(services, index) == [GARDEN]
