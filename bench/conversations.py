@@ -158,7 +158,7 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
             loaded = append_all(client, subjects)
             print(f"  appended {len(loaded.refs):,} events in {loaded.append_seconds:.1f} s", flush=True)
             start = time.perf_counter()
-            projected = worker.run_once()
+            projected = worker.settle()  # beliefs, keywords and every passage vector
             project_seconds = time.perf_counter() - start
             print(f"  projected them in {project_seconds:.1f} s", flush=True)
             labels = verify_labels(client, subjects, loaded)

@@ -120,7 +120,7 @@ def build_subject(services: Services) -> dict[str, str]:
         services.episodic.append("log", request)
     log = services.event_log
     assert isinstance(log, SqliteEventLog)
-    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).settle()
     return dict(zip(TOPICS, latest, strict=True))
 
 

@@ -127,7 +127,7 @@ def run_sweep(sessions: int) -> tuple[list[Step], float]:
         worker = local_worker(services)
         with LocalServer(lambda: build_resolver(services), port=0) as server:
             start = time.perf_counter()
-            run = run_sessions(MemoryClient(server.url, timeout_seconds=120), worker.run_once, sessions)
+            run = run_sessions(MemoryClient(server.url, timeout_seconds=120), worker.settle, sessions)
             return run.steps, time.perf_counter() - start
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)

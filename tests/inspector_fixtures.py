@@ -175,7 +175,7 @@ def story_server(data_dir: Path, *, keys: ApiKeys | None = None, catalogue: bool
         client = MemoryClient(server.url, local_principals="writer", api_key=writer_key)
         flagged = write_story(client)
         write_library(client)
-        worker.run_once()
+        worker.settle()
         write_saved_reads(data_dir / SAVED_READS_FILE, saved_reads())
         yield Story(server.url, services, flagged)
 

@@ -252,7 +252,7 @@ def run_updates(services: Any, rows: Iterable[dict[str, Any]]) -> list[UpdateOut
                 subject_id=subject, round=0, agent=row["agent"], kind=row["kind"], content=text
             )
             services.episodic.append(f"{subject}-s{n}-{i}", request)
-            worker.run_once()
+            worker.settle()
     return [_outcome(services.semantic, subject, row) for subject, row in placed]
 
 

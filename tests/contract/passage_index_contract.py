@@ -155,3 +155,46 @@ class PassageIndexContract:
         again = passage("s5", 5, "A new start.")
         assert index.add([again], [NORTH]) == 1
         assert [h.passage for h in index.vector_search("priya", NORTH, 5)] == [again]
+
+    # -- vectors behind keywords --------------------------------------------------------------
+
+    def test_passages_written_with_vectors_leave_nothing_pending(self, index: PassageIndex) -> None:
+        assert index.pending_count("priya") == 0
+        assert index.pending(10) == []
+
+    def test_a_passage_without_its_vector_is_keyword_only_until_stored(self, index: PassageIndex) -> None:
+        if not index.defers_vectors:
+            pytest.skip("this adapter writes passages with their vectors")
+        late = passage("s4", 4, "The orchard behind the house has seven pear trees.")
+        assert index.add([late], None) == 1
+        assert (index.count("priya"), index.pending_count("priya"), index.pending(10)) == (4, 1, [late])
+        assert [h.passage for h in index.keyword_search("priya", "pear orchard", 5)] == [late]
+        assert late not in [h.passage for h in index.vector_search("priya", WEST, 5)]
+        assert index.store_vectors([late], [WEST]) == 1
+        assert index.store_vectors([late], [EAST]) == 0  # stored once: the first vector stays
+        assert index.pending_count("priya") == 0
+        assert index.vector_search("priya", WEST, 1)[0].passage == late
+
+    def test_a_pending_passage_erased_takes_no_vector_afterwards(self, index: PassageIndex) -> None:
+        if not index.defers_vectors:
+            pytest.skip("this adapter writes passages with their vectors")
+        late = passage("s4", 4, "The orchard behind the house has seven pear trees.")
+        index.add([late], None)
+        index.erase_subject("priya")
+        assert index.store_vectors([late], [WEST]) == 0
+        assert (index.count("priya"), index.pending_count("priya")) == (0, 0)
+        assert index.vector_search("priya", WEST, 5) == []
+
+    def test_copy_other_subjects_keeps_pending_passages_pending(
+        self, store: PassageStore, index: PassageIndex
+    ) -> None:
+        if not index.defers_vectors:
+            pytest.skip("this adapter writes passages with their vectors")
+        omar = passage("s1", 1, "Omar keeps bees on the roof.", subject="omar")
+        index.add([omar], None)
+        store.copy_other_subjects(1, 2, "priya")
+        fresh = store.generation(2)
+        assert fresh.pending(5) == [omar]
+        assert [h.passage for h in fresh.keyword_search("omar", "bees", 5)] == [omar]
+        assert fresh.store_vectors([omar], [WEST]) == 1
+        assert [h.passage for h in fresh.vector_search("omar", WEST, 5)] == [omar]

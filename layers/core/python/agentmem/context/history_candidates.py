@@ -35,6 +35,7 @@ KEYWORD_FLOOR = 0.5
 class HistoryHits:
     vector: list[PassageHit]
     keyword: list[PassageHit]
+    pending_vectors: int = 0  # the subject's passages vector search could not see yet
 
     @property
     def found(self) -> bool:
@@ -55,6 +56,7 @@ def search_history(
     return HistoryHits(
         vector=index.vector_search(subject_id, vector, k, exclude_session=session_id),
         keyword=index.keyword_search(subject_id, query, k, exclude_session=session_id),
+        pending_vectors=index.pending_count(subject_id),
     )
 
 

@@ -133,6 +133,11 @@ class ContextService:
             )
             candidates, dropped = candidates + found, dropped + gone
             notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
+            pending = history.result().pending_vectors
+            if pending:
+                notes.append(
+                    f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
+                )
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:
@@ -196,6 +201,7 @@ class ContextService:
             episodic_window=episodic_window(window) if window is not None else None,
             belief_generation=generation,
             passage_generation=passage_generation,
+            history_pending_vectors=history.result().pending_vectors if history is not None else None,
             belief_versions={
                 str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
                 for p in packed.placed

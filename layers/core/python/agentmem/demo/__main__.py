@@ -128,7 +128,7 @@ def run(data_dir: Path, sessions: int) -> None:
             print(f'{plan.session_id}  {plan.date}  {plan.title:<18} "{clip(plan.message, 68)}"')
 
         progress = ProgressLine(sessions)
-        result = run_sessions(client, worker.run_once, sessions, progress=progress)
+        result = run_sessions(client, worker.settle, sessions, progress=progress)
         progress.clear()
 
         section("Prompt tokens per agent: by reference (instruction + context slice) vs by value")
@@ -175,7 +175,7 @@ def run(data_dir: Path, sessions: int) -> None:
         print(f"\nand what it wrote:\n{review}")
 
         section("The composer: an authored skill answered from live knowledge, as an analyst")
-        show_composer(server.url, worker.run_once)
+        show_composer(server.url, worker.settle)
     print(f"\ndone in {time.perf_counter() - started:.1f} s")
 
 

@@ -64,7 +64,7 @@ def _seed(data_dir: Path) -> None:
         for n, output in enumerate(agent.work(Desk(plan, Context(markdown), client))):
             append(client, plan, SUBJECT, round_, agent.name, n, output)
             written += 1
-        worker.run_once()
+        worker.settle()
     server.stop()
     functions, guidance = skill_library.install(services.skills)
     install_catalogue(services, load_catalogue(sample_folder()))

@@ -112,7 +112,7 @@ def cmd_project(args: argparse.Namespace) -> int:
     from agentmem.wiring import bootstrap
 
     worker = local_worker(bootstrap(load_settings(args)))
-    read = worker.run_once()
+    read = worker.settle()  # one shot: the passages' vectors too, before it returns
     print(f"projected {read} events")
     return 0
 

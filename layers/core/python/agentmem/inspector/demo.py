@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     with server:
         print(f"running the demo's three sessions into {data_dir} …", flush=True)
-        reads = build(server.url, worker.run_once)
+        reads = build(server.url, worker.settle)
         write_saved_reads(data_dir / SAVED_READS_FILE, reads)
         worker.start()
         print(

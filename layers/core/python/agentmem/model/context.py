@@ -77,6 +77,11 @@ class ContextTrace(BaseModel):
     passage_generation: int | None = Field(
         default=None, description="The history passage generation read; None when history was not read."
     )
+    history_pending_vectors: int | None = Field(
+        default=None,
+        description="The subject's history passages not embedded yet: keyword search found them,"
+        " vector search could not. None when history was not read.",
+    )
     belief_versions: dict[str, int] = Field(description="doc_id -> version of every belief used.")
     tokens_by_source: dict[str, int]
     candidates_by_source: dict[str, int]

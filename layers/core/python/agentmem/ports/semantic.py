@@ -151,14 +151,34 @@ class PassageIndex(Protocol):
     cut into passages (`semantic.passages`), searchable by meaning and by keyword."""
 
     generation: int
+    defers_vectors: bool
+    """True where a passage can be indexed before its vector (`add` with None, then
+    `store_vectors`): projection then writes passages for keyword search at once and the vector
+    lane (`semantic.passage_vectors`) embeds them behind it. False where a passage is written
+    whole, with its vector (OpenSearch, from the stream)."""
 
     def missing(self, subject_id: str, passage_ids: Sequence[str]) -> set[str]:
         """Which of `passage_ids` are not indexed yet: a redelivered event embeds nothing."""
         ...
 
-    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
+    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]] | None) -> int:
         """Index each passage with its vector (same order); a passage already indexed under its
-        (subject, passage id) is left as it is. Returns how many were new."""
+        (subject, passage id) is left as it is. Returns how many were new. With `vectors` None
+        (only where `defers_vectors`), keyword search finds the passages at once and vector
+        search once `store_vectors` has given them theirs."""
+        ...
+
+    def pending(self, limit: int) -> list[Passage]:
+        """Up to `limit` passages of the tenant still without a vector, oldest first."""
+        ...
+
+    def pending_count(self, subject_id: str) -> int:
+        """How many of the subject's passages vector search cannot see yet."""
+        ...
+
+    def store_vectors(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
+        """Give each pending passage its vector; a passage erased or given one meanwhile is left
+        alone (an erased passage never comes back). Returns how many were stored."""
         ...
 
     def vector_search(

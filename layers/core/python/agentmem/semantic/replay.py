@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from agentmem.ports.log import CheckpointStore, LogTail
 from agentmem.ports.semantic import ObservationSnapshot
+from agentmem.semantic.passage_vectors import embed_all_pending
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.snapshot import seed
 from agentmem.semantic.worker import checkpoint_name, drain
@@ -69,6 +70,9 @@ def replay(
         seed(snapshot, semantic, fresh, only_subject=subject_id)
         phase("rebuilt")
         read += drain(tail, semantic, checkpoints, fresh)  # every subject, from the copy's watermark
+    if semantic.passages is not None:
+        # The vectors too, before readers switch: the new generation is whole, as the old one was.
+        embed_all_pending(semantic.passages.generation(fresh.generation), semantic.embedder)
     phase("caught_up")
     # Passages first: the beliefs' switch is what a reader takes for the new generation, and
     # either generation's passages are the whole log's by now.

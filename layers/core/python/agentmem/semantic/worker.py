@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from agentmem.ports.log import CheckpointStore, LogTail
 from agentmem.ports.semantic import BeliefIndex, RetentionSweeper
 from agentmem.semantic.health import prepare_for_writes, seed_probe
+from agentmem.semantic.passage_vectors import LANE_BATCH, embed_all_pending, embed_pending
 from agentmem.semantic.service import SemanticService
 
 logger = logging.getLogger(__name__)
@@ -58,12 +59,12 @@ their stamps; returns (items embedded, items removed). Cheap when nothing change
 
 
 class ProjectorWorker:
-    """Runs `drain` on the active generation, then each of `indexes`, every `interval` seconds in a
-    daemon thread. Its first round prepares the store for writes (`prepare_for_writes`), as the
-    projector Lambda does on a cold start. The skill library and the catalogue are not in the log,
-    so their indexes are caught up by comparing stamps, the same comparison a replay makes. With
-    `retention`, a round also sweeps expired events, at most every `sweep_every` seconds (the
-    first round always does)."""
+    """Runs `drain` on the active generation, then a bounded batch of the passage vector lane,
+    then each of `indexes`, every `interval` seconds in a daemon thread. Its first round prepares
+    the store for writes (`prepare_for_writes`), as the projector Lambda does on a cold start.
+    The skill library and the catalogue are not in the log, so their indexes are caught up by
+    comparing stamps, the same comparison a replay makes. With `retention`, a round also sweeps
+    expired events, at most every `sweep_every` seconds (the first round always does)."""
 
     def __init__(
         self,
@@ -75,7 +76,9 @@ class ProjectorWorker:
         interval: float = 0.2,
         retention: RetentionSweeper | None = None,
         sweep_every: float = 600.0,
+        vector_batch: int = LANE_BATCH,
     ) -> None:
+        self._vector_batch = vector_batch
         self._tail = tail
         self._indexes = list(indexes)
         self._semantic = semantic
@@ -89,12 +92,14 @@ class ProjectorWorker:
         self._thread = threading.Thread(target=self._run, name="agentmem-projector", daemon=True)
 
     def run_once(self) -> int:
-        """One round: project the log, then catch every other index up; returns events read."""
+        """One round: project the log, embed at most `vector_batch` passages waiting for their
+        vectors, then catch every other index up; returns events read."""
         if not self._prepared:
             prepare_for_writes(self._semantic)
             self._prepared = True
         index = self._semantic.store.active()
         read = drain(self._tail, self._semantic, self._checkpoints, index)
+        self.embed_passages(index.generation, self._vector_batch)
         if self._retention is not None and time.monotonic() >= self._next_sweep:
             # After the drain, so what expires has been projected (and is kept as observations).
             projected = self._checkpoints.load(checkpoint_name(index.generation))
@@ -102,6 +107,22 @@ class ProjectorWorker:
             self._next_sweep = time.monotonic() + self._sweep_every
         for sync in self._indexes:
             sync()
+        return read
+
+    def embed_passages(self, generation: int, limit: int) -> int:
+        """The vector lane's share of a round, after the drain so beliefs never wait on it."""
+        passages = self._semantic.passages
+        if passages is None:
+            return 0
+        return embed_pending(passages.generation(generation), self._semantic.embedder, limit)
+
+    def settle(self) -> int:
+        """A round, then the vector lane until no passage waits: what a one-shot `agentmem
+        project`, a demo or a benchmark wants before it reads. Returns events read."""
+        read = self.run_once()
+        if self._semantic.passages is not None:
+            generation = self._semantic.store.active().generation
+            embed_all_pending(self._semantic.passages.generation(generation), self._semantic.embedder)
         return read
 
     def _run(self) -> None:

@@ -27,6 +27,7 @@ from agentmem.adapters.aws.opensearch_mappings import (
     translate,
     translated,
 )
+from agentmem.errors import UnsupportedOnBackendError
 from agentmem.model.passages import Passage, PassageHit
 
 if TYPE_CHECKING:
@@ -148,7 +149,23 @@ class OpenSearchPassageIndex:
         present = {ids[doc["_id"]] for doc in found.get("docs", []) if doc.get("found") and doc["_id"] in ids}
         return set(wanted) - present
 
-    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
+    # The stream Lambda embeds each batch's passages in-line: an events document is written
+    # whole, vector included, so there is never a passage vector search cannot see. (Shards run
+    # in parallel Lambdas, so the model's rate is not one process's ceiling there.)
+    defers_vectors = False
+
+    def pending(self, limit: int) -> list[Passage]:
+        return []
+
+    def pending_count(self, subject_id: str) -> int:
+        return 0
+
+    def store_vectors(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
+        raise UnsupportedOnBackendError("OpenSearch passages are written with their vectors")
+
+    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]] | None) -> int:
+        if vectors is None:
+            raise UnsupportedOnBackendError("OpenSearch passages are written with their vectors")
         if len(passages) != len(vectors):
             raise ValueError("add takes one vector per passage")
         actions = [

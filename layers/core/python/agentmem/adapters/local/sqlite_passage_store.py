@@ -7,6 +7,7 @@ import re
 import threading
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.sqlite_passage_schema import Stamps
 from agentmem.adapters.local.sqlite_passages import SqlitePassageIndex, session_token
 
 SCHEMA = """
@@ -48,24 +49,33 @@ class SqlitePassageStore:
             )
 
     def copy_other_subjects(self, source: int, target: int, subject_id: str) -> None:
+        """A passage still waiting for its vector is copied as pending: the lane (or the
+        replay's own catch-up) embeds it in `target` too."""
         src, dst = self.generation(source), self.generation(target)
         with self._db.write() as conn:
+            stamps = Stamps(conn, dst.generation, self._tenant)
             rows = conn.execute(
-                f"SELECT subject_id, passage_id, session_id, body, vector FROM passages_g{src.generation}"
-                " WHERE tenant_id=? AND subject_id<>? ORDER BY pid",
+                f"SELECT pid, subject_id, passage_id, session_id, body, vector, embedded"
+                f" FROM passages_g{src.generation} WHERE tenant_id=? AND subject_id<>? ORDER BY pid",
                 (self._tenant, subject_id),
             ).fetchall()
-            for subject, passage_id, session, body, vector in rows:
+            for pid, subject, passage_id, session, body, vector, embedded in rows:
                 cursor = conn.execute(
-                    f"INSERT OR IGNORE INTO passages_g{dst.generation} VALUES (NULL,?,?,?,?,?,?)",
-                    (self._tenant, subject, passage_id, session, body, vector),
+                    f"INSERT OR IGNORE INTO passages_g{dst.generation} (tenant_id, subject_id, passage_id,"
+                    " session_id, body, vector, embedded) VALUES (?,?,?,?,?,?,?)",
+                    (
+                        self._tenant,
+                        subject,
+                        passage_id,
+                        session,
+                        body,
+                        vector,
+                        None if embedded is None else stamps.next(subject),
+                    ),
                 )
                 if cursor.rowcount == 1:
                     (text, scope) = conn.execute(
-                        f"SELECT text, scope FROM passages_fts_g{src.generation} WHERE rowid ="
-                        f" (SELECT pid FROM passages_g{src.generation} WHERE tenant_id=? AND subject_id=?"
-                        " AND passage_id=?)",
-                        (self._tenant, subject, passage_id),
+                        f"SELECT text, scope FROM passages_fts_g{src.generation} WHERE rowid = ?", (pid,)
                     ).fetchone()
                     conn.execute(
                         f"INSERT INTO passages_fts_g{dst.generation}(rowid, text, scope, session)"

@@ -1,8 +1,11 @@
 """PassageIndex on SQLite: one row per passage with its vector, FTS5 for keywords, and exact
 cosine search over an in-memory matrix of each subject's passage vectors.
 
-Passages are append-only (a passage never changes once indexed), so a subject's matrix catches
-up by fetching only the rows past the highest row id it holds. Erasing a subject bumps its epoch,
+A passage can be indexed before its vector (`defers_vectors`): its row and its keywords are
+written by projection, and the vector lane stores the vector later, stamping it with the
+subject's next `embedded` number (NULL while pending; the vector column then holds an empty
+blob, as it was NOT NULL in data dirs made before). A subject's matrix catches up by fetching
+only the vectors stamped past the highest stamp it holds. Erasing a subject bumps its epoch,
 which makes every process rebuild that subject's matrix from what is left."""
 
 from __future__ import annotations
@@ -10,33 +13,17 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from agentmem.adapters.local.blas import single_threaded_blas
 from agentmem.adapters.local.fts import content_words, match_expression, scope_token
+from agentmem.adapters.local.passage_matrix import HISTORY, PassageMatrix
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.local.sqlite_passage_schema import PENDING, SCHEMA, Stamps, vector_stamps
 from agentmem.adapters.local.vector_size import sized
 from agentmem.model.passages import Passage, PassageHit
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS passages_g{g} (
-    pid INTEGER PRIMARY KEY,
-    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, passage_id TEXT NOT NULL,
-    session_id TEXT NOT NULL, body TEXT NOT NULL, vector BLOB NOT NULL,
-    UNIQUE (tenant_id, subject_id, passage_id)
-);
-CREATE INDEX IF NOT EXISTS passages_g{g}_subject ON passages_g{g} (tenant_id, subject_id, pid);
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_g{g} USING fts5(
-    text, scope, session, tokenize = 'porter unicode61'
-);
-CREATE TABLE IF NOT EXISTS passage_epochs_g{g} (
-    tenant_id TEXT NOT NULL, subject_id TEXT NOT NULL, epoch INTEGER NOT NULL,
-    PRIMARY KEY (tenant_id, subject_id)
-)
-"""
 SUBJECT = " WHERE tenant_id=? AND subject_id=?"
 # FTS5 scores every row that matches before it can sort, so a query word found in most of a
 # subject's passages (low idf, so little weight in BM25 anyway) would cost a full scan per read:
@@ -44,7 +31,6 @@ SUBJECT = " WHERE tenant_id=? AND subject_id=?"
 # query, and a query made only of such words finds nothing by keyword (its ranks would be noise;
 # the vector ranker still runs). Counting up to COMMON costs well under a millisecond a word.
 COMMON = 1000
-HISTORY = "history passage index"
 MAX_WORDS = 12
 
 
@@ -53,46 +39,17 @@ def session_token(session_id: str) -> str:
     return scope_token("session", session_id)
 
 
-@dataclass
-class _Matrix:
-    epoch: int
-    last_pid: int = 0
-    pids: list[int] = field(default_factory=list)
-    codes: dict[str, int] = field(default_factory=dict)  # session id -> a small int, per matrix
-    sessions: Any = None  # the code of each row's session: excluding one is a vector compare
-    rows: Any = None  # capacity doubles, so a read after a few appends copies nothing
-
-    def extend(self, rows: Sequence[tuple[int, str, bytes]]) -> None:
-        if not rows:
-            return
-        width = len(rows[0][2]) // 4 if self.rows is None else self.rows.shape[1]
-        block = np.vstack(
-            [sized(np.frombuffer(blob, dtype=np.float32), width, HISTORY) for _, _, blob in rows]
-        )
-        codes = np.fromiter(
-            (self.codes.setdefault(s, len(self.codes)) for _, s, _ in rows), dtype=np.int32, count=len(rows)
-        )
-        used, need = len(self.pids), len(self.pids) + len(rows)
-        if self.rows is None or need > len(self.rows):
-            capacity = max(need, 2 * (0 if self.rows is None else len(self.rows)), 64)
-            grown_rows = np.zeros((capacity, block.shape[1]), dtype=np.float32)
-            grown_sessions = np.full(capacity, -1, dtype=np.int32)
-            if self.rows is not None:
-                grown_rows[:used], grown_sessions[:used] = self.rows[:used], self.sessions[:used]
-            self.rows, self.sessions = grown_rows, grown_sessions
-        self.rows[used:need], self.sessions[used:need] = block, codes
-        self.pids += [pid for pid, _, _ in rows]
-        self.last_pid = self.pids[-1]
-
-
 class SqlitePassageIndex:
+    defers_vectors = True
+
     def __init__(self, db: SqliteDatabase, tenant_id: str, generation: int) -> None:
         self._db = db
         self._tenant = tenant_id
         self.generation = generation
         self._g = int(generation)
         db.apply_schema(SCHEMA.format(g=self._g))
-        self._cache: dict[str, _Matrix] = {}
+        db.migrate(f"passages_g{self._g}", [vector_stamps(self._g)])
+        self._cache: dict[str, PassageMatrix] = {}
         self._lock = threading.Lock()
         single_threaded_blas()
 
@@ -113,21 +70,27 @@ class SqlitePassageIndex:
             found.update(pid for (pid,) in rows)
         return set(wanted) - found
 
-    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
-        if len(passages) != len(vectors):
+    def add(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]] | None) -> int:
+        if vectors is not None and len(passages) != len(vectors):
             raise ValueError("add takes one vector per passage")
         added = 0
         with self._db.write() as conn:
-            for passage, vector in zip(passages, vectors, strict=True):
+            stamps = Stamps(conn, self._g, self._tenant)
+            for at, passage in enumerate(passages):
+                vector = None if vectors is None else vectors[at]
                 cursor = conn.execute(
-                    self._sql("INSERT OR IGNORE INTO passages_g{g} VALUES (NULL,?,?,?,?,?,?)"),
+                    self._sql(
+                        "INSERT OR IGNORE INTO passages_g{g} (tenant_id, subject_id, passage_id,"
+                        " session_id, body, vector, embedded) VALUES (?,?,?,?,?,?,?)"
+                    ),
                     (
                         self._tenant,
                         passage.subject_id,
                         passage.passage_id,
                         passage.session_id,
                         passage.model_dump_json(),
-                        np.asarray(vector, dtype=np.float32).tobytes(),
+                        PENDING if vector is None else np.asarray(vector, dtype=np.float32).tobytes(),
+                        None if vector is None else stamps.next(passage.subject_id),
                     ),
                 )
                 if cursor.rowcount != 1:
@@ -144,6 +107,54 @@ class SqlitePassageIndex:
                 added += 1
         return added
 
+    # -- the vector lane ----------------------------------------------------------------------
+
+    def pending(self, limit: int) -> list[Passage]:
+        if limit <= 0:
+            return []
+        rows = self._db.connection().execute(
+            self._sql(
+                "SELECT body FROM passages_g{g} WHERE tenant_id=? AND embedded IS NULL ORDER BY pid LIMIT ?"
+            ),
+            (self._tenant, limit),
+        )
+        return [Passage.model_validate_json(body) for (body,) in rows]
+
+    def pending_count(self, subject_id: str) -> int:
+        (n,) = (
+            self._db.connection()
+            .execute(
+                self._sql("SELECT COUNT(*) FROM passages_g{g}" + SUBJECT + " AND embedded IS NULL"),
+                (self._tenant, subject_id),
+            )
+            .fetchone()
+        )
+        return int(n)
+
+    def store_vectors(self, passages: Sequence[Passage], vectors: Sequence[Sequence[float]]) -> int:
+        if len(passages) != len(vectors):
+            raise ValueError("store_vectors takes one vector per passage")
+        stored = 0
+        with self._db.write() as conn:
+            stamps = Stamps(conn, self._g, self._tenant)
+            for passage, vector in zip(passages, vectors, strict=True):
+                # Only a row still pending: an erased passage has no row left to bring back.
+                stored += conn.execute(
+                    self._sql(
+                        "UPDATE passages_g{g} SET vector=?, embedded=?"
+                        + SUBJECT
+                        + " AND passage_id=? AND embedded IS NULL"
+                    ),
+                    (
+                        np.asarray(vector, dtype=np.float32).tobytes(),
+                        stamps.next(passage.subject_id),
+                        self._tenant,
+                        passage.subject_id,
+                        passage.passage_id,
+                    ),
+                ).rowcount
+        return stored
+
     # -- search -------------------------------------------------------------------------------
 
     def _epoch(self, conn: sqlite3.Connection, subject_id: str) -> int:
@@ -152,22 +163,24 @@ class SqlitePassageIndex:
         ).fetchone()
         return int(row[0]) if row else 0
 
-    def _matrix(self, subject_id: str) -> _Matrix:
+    def _matrix(self, subject_id: str) -> PassageMatrix:
         conn = self._db.connection()
         epoch = self._epoch(conn, subject_id)
         with self._lock:
             matrix = self._cache.get(subject_id)
             if matrix is None or matrix.epoch != epoch:
-                matrix = self._cache[subject_id] = _Matrix(epoch)
+                matrix = self._cache[subject_id] = PassageMatrix(epoch)
             rows = conn.execute(
                 self._sql(
-                    "SELECT pid, session_id, vector FROM passages_g{g}"
+                    "SELECT pid, session_id, vector, embedded FROM passages_g{g}"
                     + SUBJECT
-                    + " AND pid > ? ORDER BY pid"
+                    + " AND embedded > ? ORDER BY embedded"
                 ),
-                (self._tenant, subject_id, matrix.last_pid),
+                (self._tenant, subject_id, matrix.last_stamp),
             ).fetchall()
-            matrix.extend([(int(pid), str(session), bytes(blob)) for pid, session, blob in rows])
+            if rows:
+                held = [(int(pid), str(session), bytes(blob)) for pid, session, blob, _ in rows]
+                matrix.extend(held, last_stamp=int(rows[-1][3]))
             return matrix
 
     def _bodies(self, pids: Sequence[int]) -> dict[int, Passage]:

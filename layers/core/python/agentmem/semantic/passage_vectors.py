@@ -1,0 +1,45 @@
+"""The vector lane: embed history passages that projection indexed without a vector.
+
+Projection writes each passage's text (its keywords) in the batch that projects its event, at
+the beliefs' speed; this lane gives the passages their vectors behind it, oldest first, a
+bounded batch at a time, so a round of the local worker never waits on the model for long.
+Keyword search sees a passage at once, vector search once the lane has reached it; the read's
+trace counts the passages still waiting (`ContextTrace.history_pending_vectors`)."""
+
+from __future__ import annotations
+
+import logging
+
+from agentmem.ports.embedding import Embedder
+from agentmem.ports.semantic import PassageIndex
+
+logger = logging.getLogger(__name__)
+
+LANE_BATCH = 64
+"""Passages embedded per worker round: about 2,200 tokens, 1 to 2 s of MiniLM on the loaded
+2-core machine, so new events wait at most that long for their beliefs."""
+
+
+def embed_pending(index: PassageIndex, embedder: Embedder, limit: int = LANE_BATCH) -> int:
+    """Embed up to `limit` of the oldest passages without a vector; returns how many were stored.
+    Each distinct text is embedded once. A passage erased while the model ran stays erased: the
+    index stores a vector only on a row still pending."""
+    if not index.defers_vectors:
+        return 0
+    waiting = index.pending(limit)
+    if not waiting:
+        return 0
+    texts = list(dict.fromkeys(p.text for p in waiting))
+    by_text = dict(zip(texts, embedder.embed(texts), strict=True))
+    stored = index.store_vectors(waiting, [by_text[p.text] for p in waiting])
+    logger.info("passage vectors stored", extra={"stored": stored, "generation": index.generation})
+    return stored
+
+
+def embed_all_pending(index: PassageIndex, embedder: Embedder, batch: int = LANE_BATCH) -> int:
+    """Run the lane until no passage waits (replay, before readers switch; one-shot projection).
+    Stops when a batch stores nothing, so passages erased under it cannot keep it looping."""
+    total = 0
+    while stored := embed_pending(index, embedder, batch):
+        total += stored
+    return total
