@@ -48,6 +48,7 @@ DEV_ONLY = [
     "python/agentmem/client",
     "python/agentmem/integrations",
     "python/agentmem/entrypoints/cli.py",
+    "python/agentmem/entrypoints/repair_command.py",
     "python/agentmem/entrypoints/server",
     "python/agentmem/entrypoints/mcp_server",
     "python/agentmem/inspector",
