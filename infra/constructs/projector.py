@@ -4,7 +4,8 @@ Delivery is at least once and ordered per item key; projection is idempotent, so
 changes nothing. A record that keeps failing never blocks its shard: the function reports it as a batch
 item failure, Lambda bisects and retries a bounded number of times, then sends the batch's shard id and
 sequence number range to the dead-letter queue and moves on. The record itself stays in the log (the
-stream keeps it 24 h, the table for good), so `agentmem replay` or a re-drive can project it later.
+stream keeps it 24 h, the table for good), so `agentmem redrive` (within the 24 h) or `agentmem catch-up`
+(from the table) projects it later (docs/deploy.md).
 """
 
 from __future__ import annotations

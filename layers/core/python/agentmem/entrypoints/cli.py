@@ -98,14 +98,22 @@ def local_worker(services: Services) -> ProjectorWorker:
         raise SystemExit(f"the local projector worker cannot run here: {exc}") from None
 
 
-def local_tail(services: Services, verb: str) -> tuple[LogTail, CheckpointStore]:
+# What exists on AWS instead of a replay (docs/deploy.md, "Redrive and catch-up").
+AWS_REPAIRS = (
+    "On AWS, `agentmem redrive --queue-url <DeadLetters queue>` projects the stream ranges the projector "
+    "gave up on, and `agentmem catch-up --session <id>` projects a session again from the table; "
+    "a full replay into a new generation is not built on AWS (docs/deploy.md)."
+)
+
+
+def local_tail(services: Services, verb: str, *, hint: str = "") -> tuple[LogTail, CheckpointStore]:
     """The log in append order and the projector's checkpoints: only the local backend has them."""
     from agentmem.errors import UnsupportedOnBackendError
 
     try:
         return services.ports.log_tail, services.ports.checkpoints
     except UnsupportedOnBackendError as exc:
-        raise SystemExit(f"{verb} reads the local log: {exc}") from None
+        raise SystemExit(f"{verb} reads the local log: {exc}" + (f" {hint}" if hint else "")) from None
 
 
 def cmd_project(args: argparse.Namespace) -> int:
@@ -122,7 +130,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from agentmem.wiring import bootstrap
 
     services = bootstrap(load_settings(args))
-    log, checkpoints = local_tail(services, "replay (see the README for the AWS procedure)")
+    log, checkpoints = local_tail(services, "replay", hint=AWS_REPAIRS)
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
     from agentmem.progress import CountingTail, progress
@@ -300,6 +308,10 @@ def build_parser() -> argparse.ArgumentParser:
     from agentmem.inspector.command import add_inspect_verb
 
     add_inspect_verb(verbs)
+
+    from agentmem.entrypoints.repair_command import add_repair_verbs
+
+    add_repair_verbs(verbs)
     return parser
 
 
