@@ -32,7 +32,7 @@ def reciprocal_rank_fusion(
 # best top hit literally contains: nothing up to half of the query's content terms, rising
 # linearly to full weight when it contains all of them. (A first version switched fully on at
 # half: on bench/skills.py's paraphrased queries that let near-duplicate siblings in, and fused
-# recall@10 came out 0.365 against vector's 0.368. The README reports both.)
+# recall@10 came out 0.365 against vector's 0.368. docs/benchmarks.md reports both.)
 
 KEYWORD_GATE_COVERAGE = 0.5
 KEYWORD_GATE_TOP = 3
