@@ -118,10 +118,22 @@ def cmd_project(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from agentmem.entrypoints.shadow_command import cmd_promote, cmd_shadow
     from agentmem.semantic.replay import replay
     from agentmem.wiring import bootstrap
 
+    shadow_only = [flag for flag, given in (("--llm", args.llm), ("--embedder", args.embedder),
+                   ("--set", args.settings), ("--eval", args.eval_set), ("--json", args.json)) if given]  # fmt: skip
+    if shadow_only and not args.shadow:
+        raise SystemExit(f"agentmem replay: {', '.join(shadow_only)} only go with --shadow")
+    if args.subject is not None and (args.shadow or args.promote is not None):
+        raise SystemExit("agentmem replay: --subject rebuilds one subject in place; a shadow is the whole log")
     services = bootstrap(load_settings(args))
+    base = {"data_dir": args.data_dir} if args.data_dir is not None else {}
+    if args.shadow:
+        return cmd_shadow(args, services, base)
+    if args.promote is not None:
+        return cmd_promote(args, services, base)
     log, checkpoints = local_tail(services, "replay (see the README for the AWS procedure)")
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
@@ -265,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay = verbs.add_parser("replay", help="rebuild the semantic tier from the log into a new generation")
     replay.add_argument("--subject", default=None, help="rebuild only this subject; the rest is copied")
     replay.add_argument("--data-dir", type=Path, default=None)
+    from agentmem.entrypoints.shadow_command import add_shadow_arguments
+
+    add_shadow_arguments(replay)
     replay.set_defaults(run=cmd_replay)
 
     check = verbs.add_parser("verify", help="compare the log with the beliefs; exit 1 on any divergence")
