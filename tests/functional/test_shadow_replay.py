@@ -1,0 +1,135 @@
+"""`agentmem replay --shadow` and `--promote` on the demo's data: the demo's three sessions are run
+through the HTTP API into a data dir once, then each test rebuilds a copy of it in a shadow
+generation with a narrower schema (undeclared keys refused; investment_preference single-valued;
+no city or employer) and reads what the command prints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agentmem.api.app import build_resolver
+from agentmem.client import MemoryClient
+from agentmem.demo.runner import run_sessions
+from agentmem.entrypoints.cli import local_worker, main
+from agentmem.entrypoints.server import LocalServer
+from agentmem.model.events import AppendEventRequest
+from agentmem.settings import Settings
+from agentmem.wiring import bootstrap
+
+NARROW = '[{"key":"risk_tolerance"},{"key":"goal","cardinality":"set"},{"key":"income"},{"key":"dependents"},{"key":"investment_preference"}]'  # noqa: E501
+SHADOW = ["--set", "allow_undeclared_facts=false", "--set", f"fact_types={NARROW}"]
+
+
+@pytest.fixture(scope="module")
+def demo_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("demo")
+    services = bootstrap(Settings(data_dir=data))
+    worker = local_worker(services)
+    with LocalServer(lambda: build_resolver(services), port=0) as server:
+        run_sessions(MemoryClient(server.url), worker.run_once, 3)
+    worker.run_once()
+    return data
+
+
+@pytest.fixture
+def data_dir(demo_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("AGENTMEM_ALLOW_UNDECLARED_FACTS", "AGENTMEM_FACT_TYPES", "AGENTMEM_LLM", "AGENTMEM_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
+    return Path(shutil.copytree(demo_data, tmp_path / "data"))
+
+
+def replay(data_dir: Path, *args: str) -> int:
+    return main(["replay", *args, "--data-dir", str(data_dir)])
+
+
+def current(data_dir: Path) -> dict[tuple[str, str], str]:
+    index = bootstrap(Settings(data_dir=data_dir)).semantic.store.active()
+    return {(b.key, b.member): b.value for b in index.current("priya")}
+
+
+def test_shadow_replay_prints_its_diff_on_the_demos_data(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = current(data_dir)
+    assert replay(data_dir, "--shadow", *SHADOW) == 0
+    out = capsys.readouterr().out
+    assert "shadow generation 2 built from" in out and "readers stay on generation 1" in out
+    rows = {tuple(line.split()[:4]) for line in out.splitlines()}
+    assert ("priya", "city", "-", "lost") in rows
+    assert ("priya", "employer", "-", "lost") in rows
+    assert ("priya", "investment_preference", "index-funds", "lost") in rows
+    # The set key became single-valued: its statements fold into one chain, and a later one
+    # contradicts an earlier, so the shadow warns where the live generation has two members.
+    assert ("priya", "investment_preference", "-", "added") in rows
+    assert any(line.split()[:3] == ["priya", "investment_preference", "-"] and "flag raised" in line
+               for line in out.splitlines())  # fmt: skip
+    assert "nothing switched: `agentmem replay --promote 2` makes it live" in out
+    assert current(data_dir) == before  # readers never moved
+
+
+def test_the_json_report_holds_every_change_and_recall_side_by_side(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert replay(data_dir, "--shadow", "--json", *SHADOW) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["live_generation"], report["shadow_generation"]) == (1, 2)
+    assert report["overrides"]["allow_undeclared_facts"] == "false"
+    assert {"subject_id": "priya", "key": "city", "member": "", "kind": "lost", "live": "Austin",
+            "shadow": None} in report["changes"]  # fmt: skip
+    assert report["counts"]["lost"] == sum(c["kind"] == "lost" for c in report["changes"]) >= 3
+    recall = report["recall"]
+    assert recall["eval_set"].endswith("beliefs_golden.jsonl") and recall["questions"] == 9
+    widest = recall["by_budget"][max(recall["by_budget"], key=int)]
+    # What the shadow lost, a reader can no longer be given: the city and employer questions.
+    assert {"priya-city", "priya-employer"} <= set(widest["shadow_missed"])
+    assert "priya-city" not in widest["live_missed"]
+    assert widest["shadow"] < widest["live"]
+
+
+def test_promote_switches_readers_once_the_settings_match_and_refuses_what_is_not_there(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert replay(data_dir, "--promote", "2") == 2
+    assert "generation 2 does not exist as a shadow build" in capsys.readouterr().err
+
+    assert replay(data_dir, "--shadow", *SHADOW) == 0
+    capsys.readouterr()
+    # The live settings still allow undeclared keys: promoting would mix two schemas in one generation.
+    assert replay(data_dir, "--promote", "2") == 2
+    err = capsys.readouterr().err
+    assert "AGENTMEM_ALLOW_UNDECLARED_FACTS=false" in err and "AGENTMEM_FACT_TYPES=" in err
+    assert current(data_dir)[("city", "")] == "Austin"
+
+    # An event logged after the build: promotion projects it into the shadow before the switch.
+    services = bootstrap(Settings(data_dir=data_dir))
+    services.episodic.append("priya-s4", AppendEventRequest.model_validate(
+        {"subject_id": "priya", "round": 0, "agent": "intake", "kind": "profile", "content": "raise",
+         "facts": [{"key": "income", "value": "$140,000 a year", "text": "Priya earns $140,000 a year."}]}
+    ))  # fmt: skip
+    monkeypatch.setenv("AGENTMEM_ALLOW_UNDECLARED_FACTS", "false")
+    monkeypatch.setenv("AGENTMEM_FACT_TYPES", NARROW)
+    assert replay(data_dir, "--promote", "2") == 0
+    assert "readers switched to generation 2 (was 1); 1 events logged since the build" in capsys.readouterr().out
+    after = current(data_dir)
+    assert ("city", "") not in after and after[("income", "")] == "$140,000 a year"
+
+    assert replay(data_dir, "--promote", "2") == 2
+    assert "already the one readers use" in capsys.readouterr().err
+
+
+def test_a_shadow_build_that_did_not_finish_is_refused(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    services = bootstrap(Settings(data_dir=data_dir))
+    fresh = services.semantic.store.new_generation()
+    services.ports.shadow_ledger.begin(fresh.generation, 1, {"llm": "rules"})  # and then it died
+    assert replay(data_dir, "--promote", str(fresh.generation)) == 2
+    assert f"generation {fresh.generation} is not complete" in capsys.readouterr().err
+    assert services.semantic.store.active().generation == 1
+
+
+def test_shadow_flags_need_shadow(data_dir: Path) -> None:
+    with pytest.raises(SystemExit, match="--llm only go with --shadow"):
+        replay(data_dir, "--llm", "rules")
+    with pytest.raises(SystemExit, match="NAME one of"):
+        replay(data_dir, "--shadow", "--set", "api_keys=x")
