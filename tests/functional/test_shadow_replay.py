@@ -37,7 +37,12 @@ def demo_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def data_dir(demo_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("AGENTMEM_ALLOW_UNDECLARED_FACTS", "AGENTMEM_FACT_TYPES", "AGENTMEM_LLM", "AGENTMEM_EMBEDDER"):
+    for name in (
+        "AGENTMEM_ALLOW_UNDECLARED_FACTS",
+        "AGENTMEM_FACT_TYPES",
+        "AGENTMEM_LLM",
+        "AGENTMEM_EMBEDDER",
+    ):
         monkeypatch.delenv(name, raising=False)
     return Path(shutil.copytree(demo_data, tmp_path / "data"))
 
@@ -51,7 +56,9 @@ def current(data_dir: Path) -> dict[tuple[str, str], str]:
     return {(b.key, b.member): b.value for b in index.current("priya")}
 
 
-def test_shadow_replay_prints_its_diff_on_the_demos_data(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shadow_replay_prints_its_diff_on_the_demos_data(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = current(data_dir)
     assert replay(data_dir, "--shadow", *SHADOW) == 0
     out = capsys.readouterr().out
@@ -111,7 +118,9 @@ def test_promote_switches_readers_once_the_settings_match_and_refuses_what_is_no
     monkeypatch.setenv("AGENTMEM_ALLOW_UNDECLARED_FACTS", "false")
     monkeypatch.setenv("AGENTMEM_FACT_TYPES", NARROW)
     assert replay(data_dir, "--promote", "2") == 0
-    assert "readers switched to generation 2 (was 1); 1 events logged since the build" in capsys.readouterr().out
+    assert (
+        "readers switched to generation 2 (was 1); 1 events logged since the build" in capsys.readouterr().out
+    )
     after = current(data_dir)
     assert ("city", "") not in after and after[("income", "")] == "$140,000 a year"
 
@@ -119,7 +128,9 @@ def test_promote_switches_readers_once_the_settings_match_and_refuses_what_is_no
     assert "already the one readers use" in capsys.readouterr().err
 
 
-def test_a_shadow_build_that_did_not_finish_is_refused(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_shadow_build_that_did_not_finish_is_refused(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     services = bootstrap(Settings(data_dir=data_dir))
     fresh = services.semantic.store.new_generation()
     services.ports.shadow_ledger.begin(fresh.generation, 1, {"llm": "rules"})  # and then it died

@@ -118,16 +118,11 @@ def cmd_project(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from agentmem.entrypoints.shadow_command import cmd_promote, cmd_shadow
+    from agentmem.entrypoints.shadow_command import check_flags, cmd_promote, cmd_shadow
     from agentmem.semantic.replay import replay
     from agentmem.wiring import bootstrap
 
-    shadow_only = [flag for flag, given in (("--llm", args.llm), ("--embedder", args.embedder),
-                   ("--set", args.settings), ("--eval", args.eval_set), ("--json", args.json)) if given]  # fmt: skip
-    if shadow_only and not args.shadow:
-        raise SystemExit(f"agentmem replay: {', '.join(shadow_only)} only go with --shadow")
-    if args.subject is not None and (args.shadow or args.promote is not None):
-        raise SystemExit("agentmem replay: --subject rebuilds one subject in place; a shadow is the whole log")
+    check_flags(args)
     services = bootstrap(load_settings(args))
     base = {"data_dir": args.data_dir} if args.data_dir is not None else {}
     if args.shadow:

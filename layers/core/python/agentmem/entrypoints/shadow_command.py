@@ -31,19 +31,59 @@ EVAL_SET = "beliefs_golden.jsonl"
 
 def add_shadow_arguments(replay: argparse.ArgumentParser) -> None:
     mode = replay.add_mutually_exclusive_group()
-    mode.add_argument("--shadow", action="store_true",
-                      help="build a new generation beside the live one; readers stay where they are")
-    mode.add_argument("--promote", type=int, default=None, metavar="GEN",
-                      help="switch readers to the complete shadow generation GEN")  # fmt: skip
-    replay.add_argument("--llm", choices=("rules", "bedrock", "openai"), default=None,
-                        help="the shadow's extractor (default: the live one)")  # fmt: skip
-    replay.add_argument("--embedder", choices=("minilm", "bedrock", "openai"), default=None,
-                        help="the shadow's embedder (default: the live one)")  # fmt: skip
-    replay.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="settings",
-                        help=f"another setting for the shadow, one of: {', '.join(SHADOW_SETTINGS)}")  # fmt: skip
-    replay.add_argument("--eval", type=Path, default=None, dest="eval_set",
-                        help="labelled belief questions, JSONL (default: the demo's set)")  # fmt: skip
+    mode.add_argument(
+        "--shadow",
+        action="store_true",
+        help="build a new generation beside the live one; readers stay where they are",
+    )
+    mode.add_argument(
+        "--promote",
+        type=int,
+        default=None,
+        metavar="GEN",
+        help="switch readers to the complete shadow generation GEN",
+    )
+    replay.add_argument(
+        "--llm",
+        choices=("rules", "bedrock", "openai"),
+        default=None,
+        help="the shadow's extractor (default: the live one)",
+    )
+    replay.add_argument(
+        "--embedder",
+        choices=("minilm", "bedrock", "openai"),
+        default=None,
+        help="the shadow's embedder (default: the live one)",
+    )
+    replay.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        dest="settings",
+        help=f"another setting for the shadow, one of: {', '.join(SHADOW_SETTINGS)}",
+    )
+    replay.add_argument(
+        "--eval",
+        type=Path,
+        default=None,
+        dest="eval_set",
+        help="labelled belief questions, JSONL (default: the demo's set)",
+    )
     replay.add_argument("--json", action="store_true", help="print the diff and recall as JSON")
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """The shadow's own flags make no sense without --shadow; --subject none with either mode."""
+    given = {"--llm": args.llm, "--embedder": args.embedder, "--set": args.settings,
+             "--eval": args.eval_set, "--json": args.json}  # fmt: skip
+    stray = [flag for flag, value in given.items() if value]
+    if stray and not args.shadow:
+        raise SystemExit(f"agentmem replay: {', '.join(stray)} only go with --shadow")
+    if args.subject is not None and (args.shadow or args.promote is not None):
+        raise SystemExit(
+            "agentmem replay: --subject rebuilds one subject in place; a shadow is the whole log"
+        )
 
 
 def shadow_overrides(args: argparse.Namespace) -> dict[str, str]:
@@ -54,14 +94,16 @@ def shadow_overrides(args: argparse.Namespace) -> dict[str, str]:
     for pair in args.settings:
         name, sep, value = pair.partition("=")
         if not sep or name not in SHADOW_SETTINGS:
-            raise SystemExit(f"replay --set {pair!r}: expected NAME=VALUE with NAME one of {', '.join(SHADOW_SETTINGS)}")
+            raise SystemExit(
+                f"replay --set {pair!r}: expected NAME=VALUE with NAME one of {', '.join(SHADOW_SETTINGS)}"
+            )
         overrides[name] = value
     return overrides
 
 
 def _settings(base: dict[str, Any], overrides: dict[str, str]) -> Settings:
     try:
-        return Settings.from_env(**base, **overrides)
+        return Settings.from_env(None, **base, **overrides)
     except ValidationError as exc:
         raise SystemExit(f"replay: the shadow's settings are invalid: {exc}") from None
 
@@ -89,8 +131,14 @@ def cmd_shadow(args: argparse.Namespace, live: Services, base: dict[str, Any]) -
     shadow = bootstrap(_settings(base, overrides))
     log, checkpoints = local_tail(shadow, "replay --shadow (see docs/shadow-replay.md for AWS)")
     with progress("shadow", log.head_position(), unit="events") as step:
-        build = build_shadow(CountingTail(log, step), shadow.semantic, checkpoints, shadow.ports.shadow_ledger,
-                             overrides, snapshot=shadow.ports.observation_snapshot)  # fmt: skip
+        build = build_shadow(
+            CountingTail(log, step),
+            shadow.semantic,
+            checkpoints,
+            shadow.ports.shadow_ledger,
+            overrides,
+            snapshot=shadow.ports.observation_snapshot,
+        )
     live_index = live.semantic.store.generation(build.live_generation)
     shadow_index = shadow.semantic.store.generation(build.generation)
     diff = diff_generations(live_index, shadow_index, skip_subjects={PROBE_SUBJECT})
@@ -108,8 +156,9 @@ def cmd_shadow(args: argparse.Namespace, live: Services, base: dict[str, Any]) -
     return 0
 
 
-def report_json(overrides: dict[str, str], events: int, diff: ShadowDiff, source: str,
-                recalls: list[Recall]) -> dict[str, Any]:  # fmt: skip
+def report_json(
+    overrides: dict[str, str], events: int, diff: ShadowDiff, source: str, recalls: list[Recall]
+) -> dict[str, Any]:
     return {
         "live_generation": diff.live_generation,
         "shadow_generation": diff.shadow_generation,
@@ -123,9 +172,12 @@ def report_json(overrides: dict[str, str], events: int, diff: ShadowDiff, source
             "eval_set": source,
             "questions": recalls[0].questions,
             "by_budget": {
-                str(budget): {"live": recalls[0].answered[budget], "shadow": recalls[1].answered[budget],
-                              "live_missed": recalls[0].missed[budget],
-                              "shadow_missed": recalls[1].missed[budget]}  # fmt: skip
+                str(budget): {
+                    "live": recalls[0].answered[budget],
+                    "shadow": recalls[1].answered[budget],
+                    "live_missed": recalls[0].missed[budget],
+                    "shadow_missed": recalls[1].missed[budget],
+                }
                 for budget in recalls[0].answered
             },
         },
@@ -133,19 +185,26 @@ def report_json(overrides: dict[str, str], events: int, diff: ShadowDiff, source
     }
 
 
-def print_report(overrides: dict[str, str], events: int, diff: ShadowDiff, source: str,
-                 recalls: list[Recall]) -> None:  # fmt: skip
+def print_report(
+    overrides: dict[str, str], events: int, diff: ShadowDiff, source: str, recalls: list[Recall]
+) -> None:
     from agentmem.entrypoints.cli import MAX_ROWS, print_rows
 
     given = ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())) or "the live settings"
-    print(f"shadow generation {diff.shadow_generation} built from {events} events with {given};"
-          f" readers stay on generation {diff.live_generation}")  # fmt: skip
+    print(
+        f"shadow generation {diff.shadow_generation} built from {events} events with {given};"
+        f" readers stay on generation {diff.live_generation}"
+    )
     counts = diff.counts()
-    print(f"{diff.subjects} subjects, {diff.beliefs[0]} current beliefs live and {diff.beliefs[1]} in the shadow: "
-          + ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items()))  # fmt: skip
+    tally = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items())
+    print(
+        f"{diff.subjects} subjects; current beliefs {diff.beliefs[0]} live, {diff.beliefs[1]} shadow; {tally}"
+    )
     if diff.changes:
-        rows = [[c.subject_id, c.key, c.member or "-", c.kind.replace("_", " "), c.live or "-", c.shadow or "-"]
-                for c in diff.changes]  # fmt: skip
+        rows = [
+            [c.subject_id, c.key, c.member or "-", c.kind.replace("_", " "), c.live or "-", c.shadow or "-"]
+            for c in diff.changes
+        ]
         print_rows(["subject", "key", "member", "change", "live", "shadow"], rows[:MAX_ROWS])
         if len(rows) > MAX_ROWS:
             print(f"... and {len(rows) - MAX_ROWS} more (--json prints them all)")
@@ -154,9 +213,15 @@ def print_report(overrides: dict[str, str], events: int, diff: ShadowDiff, sourc
     live, shadow = recalls
     print(f"recall on {live.questions} labelled questions ({source}):")
     if live.questions:
-        print_rows(["budget", f"live g{live.generation}", f"shadow g{shadow.generation}"],
-                   [[f"{b} tokens", f"{live.answered[b]}/{live.questions}", f"{shadow.answered[b]}/{shadow.questions}"]
-                    for b in live.answered])  # fmt: skip
+        cells = [
+            [
+                f"{b} tokens",
+                f"{live.answered[b]}/{live.questions}",
+                f"{shadow.answered[b]}/{shadow.questions}",
+            ]
+            for b in live.answered
+        ]
+        print_rows(["budget", f"live g{live.generation}", f"shadow g{shadow.generation}"], cells)
     else:
         print("  none of its subjects are in this data dir; pass --eval with questions about yours")
     print(f"nothing switched: `agentmem replay --promote {diff.shadow_generation}` makes it live")
@@ -178,11 +243,16 @@ def cmd_promote(args: argparse.Namespace, live: Services, base: dict[str, Any]) 
     differing = [name for name in build.overrides if getattr(expected, name) != getattr(live.settings, name)]
     if differing:
         wanted = " ".join(f"AGENTMEM_{n.upper()}={build.overrides[n]}" for n in differing)
-        print(f"agentmem replay --promote: generation {build.generation} was built with other settings than"
-              f" these; set {wanted} (here and for `agentmem serve`) first, or new events would be"
-              " projected into it by other models", file=sys.stderr)  # fmt: skip
+        print(
+            f"agentmem replay --promote: generation {build.generation} was built with other settings than"
+            f" these; set {wanted} (here and for `agentmem serve`) first, or new events would be"
+            " projected into it by other models",
+            file=sys.stderr,
+        )
         return 2
     result = promote(log, live.semantic, checkpoints, ledger, build.generation)
-    print(f"readers switched to generation {result.generation} (was {result.previous_generation});"
-          f" {result.caught_up} events logged since the build projected first")  # fmt: skip
+    print(
+        f"readers switched to generation {result.generation} (was {result.previous_generation});"
+        f" {result.caught_up} events logged since the build projected first"
+    )
     return 0

@@ -76,7 +76,9 @@ def recall(index: BeliefIndex, embedder: Embedder, questions: Sequence[BeliefQue
     hits: dict[int, int] = {}
     missed: dict[int, list[str]] = {}
     for budget in budgets:
-        misses = [q.question_id for q in questions if not answered(index, embedder, q, budget, count, encoding)]
+        misses = [
+            q.question_id for q in questions if not answered(index, embedder, q, budget, count, encoding)
+        ]
         hits[budget] = len(questions) - len(misses)
         missed[budget] = misses
     return Recall(index.generation, len(questions), hits, missed)
