@@ -6,6 +6,7 @@ no city or employer) and reads what the command prints."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -37,13 +38,8 @@ def demo_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def data_dir(demo_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in (
-        "AGENTMEM_ALLOW_UNDECLARED_FACTS",
-        "AGENTMEM_FACT_TYPES",
-        "AGENTMEM_LLM",
-        "AGENTMEM_EMBEDDER",
-    ):
-        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("AGENTMEM_")]:
+        monkeypatch.delenv(name)
     return Path(shutil.copytree(demo_data, tmp_path / "data"))
 
 
@@ -117,6 +113,16 @@ def test_promote_switches_readers_once_the_settings_match_and_refuses_what_is_no
     ))  # fmt: skip
     monkeypatch.setenv("AGENTMEM_ALLOW_UNDECLARED_FACTS", "false")
     monkeypatch.setenv("AGENTMEM_FACT_TYPES", NARROW)
+    # Every setting projection reads counts, not only those the shadow was given.
+    monkeypatch.setenv("AGENTMEM_LLM", "openai")
+    monkeypatch.setenv("AGENTMEM_LLM_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.setenv("AGENTMEM_LLM_MODEL", "llama3.1")
+    assert replay(data_dir, "--promote", "2") == 2
+    err = capsys.readouterr().err
+    assert "unset AGENTMEM_LLM; unset AGENTMEM_LLM_BASE_URL; unset AGENTMEM_LLM_MODEL" in err
+    assert "FACT_TYPES" not in err and current(data_dir)[("city", "")] == "Austin"
+    for name in ("AGENTMEM_LLM", "AGENTMEM_LLM_BASE_URL", "AGENTMEM_LLM_MODEL"):
+        monkeypatch.delenv(name)
     assert replay(data_dir, "--promote", "2") == 0
     assert (
         "readers switched to generation 2 (was 1); 1 events logged since the build" in capsys.readouterr().out
@@ -133,7 +139,7 @@ def test_a_shadow_build_that_did_not_finish_is_refused(
 ) -> None:
     services = bootstrap(Settings(data_dir=data_dir))
     fresh = services.semantic.store.new_generation()
-    services.ports.shadow_ledger.begin(fresh.generation, 1, {"llm": "rules"})  # and then it died
+    services.ports.shadow_ledger.begin(fresh.generation, 1, {}, {})  # and then it died
     assert replay(data_dir, "--promote", str(fresh.generation)) == 2
     assert f"generation {fresh.generation} is not complete" in capsys.readouterr().err
     assert services.semantic.store.active().generation == 1

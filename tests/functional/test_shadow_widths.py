@@ -67,7 +67,8 @@ def test_a_shadow_with_a_narrower_embedder_keeps_its_own_width(tmp_path: Path) -
     drain(log, live, checkpoints, live.store.active())
     shadow = SemanticService(live.store, live.llm, shadow_embedder, live.fact_types, passages=live.passages)
 
-    build = build_shadow(log, shadow, checkpoints, services.ports.shadow_ledger, {"embedder": "words-8"})
+    ledger = services.ports.shadow_ledger
+    build = build_shadow(log, shadow, checkpoints, ledger, {"embedder": "words-8"}, {"embedder": "words-8"})
     assert (build.generation, build.live_generation, build.state) == (2, 1, "complete")
     live_index, shadow_index = live.store.generation(1), live.store.generation(2)
     assert live.store.active().generation == 1

@@ -128,7 +128,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.shadow:
         return cmd_shadow(args, services, base)
     if args.promote is not None:
-        return cmd_promote(args, services, base)
+        return cmd_promote(args, services)
     log, checkpoints = local_tail(services, "replay (see the README for the AWS procedure)")
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from pydantic import SecretStr, ValidationError
+from pydantic import JsonValue, SecretStr, ValidationError
 
 from agentmem.settings import Settings
 
@@ -137,6 +137,7 @@ def cmd_shadow(args: argparse.Namespace, live: Services, base: dict[str, Any]) -
             checkpoints,
             shadow.ports.shadow_ledger,
             overrides,
+            projection_settings(shadow.settings),
             snapshot=shadow.ports.observation_snapshot,
         )
     live_index = live.semantic.store.generation(build.live_generation)
@@ -227,7 +228,25 @@ def print_report(
     print(f"nothing switched: `agentmem replay --promote {diff.shadow_generation}` makes it live")
 
 
-def cmd_promote(args: argparse.Namespace, live: Services, base: dict[str, Any]) -> int:
+def projection_settings(settings: Settings) -> dict[str, JsonValue]:
+    """Every setting projection reads, as JSON: what a shadow is built with, and promoted under."""
+    return settings.model_dump(mode="json", include=set(SHADOW_SETTINGS))
+
+
+def settings_to_set(recorded: dict[str, JsonValue], now: dict[str, JsonValue]) -> list[str]:
+    """`AGENTMEM_X=value` (or `unset AGENTMEM_X`) for each setting that differs from the build's."""
+    wanted = []
+    for name in SHADOW_SETTINGS:
+        value = recorded.get(name)
+        if value == now.get(name):
+            continue
+        variable = f"AGENTMEM_{name.upper()}"
+        shown = json.dumps(value) if isinstance(value, bool) else str(value)
+        wanted.append(f"unset {variable}" if value is None else f"{variable}={shown}")
+    return wanted
+
+
+def cmd_promote(args: argparse.Namespace, live: Services) -> int:
     from agentmem.entrypoints.cli import local_tail
     from agentmem.errors import AgentMemError
     from agentmem.semantic.shadow_build import promotable, promote
@@ -239,13 +258,11 @@ def cmd_promote(args: argparse.Namespace, live: Services, base: dict[str, Any]) 
     except AgentMemError as exc:
         print(f"agentmem replay --promote: {exc.message}", file=sys.stderr)
         return 2
-    expected = _settings(base, build.overrides)
-    differing = [name for name in build.overrides if getattr(expected, name) != getattr(live.settings, name)]
-    if differing:
-        wanted = " ".join(f"AGENTMEM_{n.upper()}={build.overrides[n]}" for n in differing)
+    wanted = settings_to_set(build.settings, projection_settings(live.settings))
+    if wanted:
         print(
             f"agentmem replay --promote: generation {build.generation} was built with other settings than"
-            f" these; set {wanted} (here and for `agentmem serve`) first, or new events would be"
+            f" these: {'; '.join(wanted)} (here and for `agentmem serve`) first, or new events would be"
             " projected into it by other models",
             file=sys.stderr,
         )

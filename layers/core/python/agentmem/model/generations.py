@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 
 class ShadowBuild(BaseModel):
@@ -17,6 +17,10 @@ class ShadowBuild(BaseModel):
     live_generation: int = Field(description="The generation readers used when the build began.")
     overrides: dict[str, str] = Field(
         description="The settings the shadow was built with, as given (`llm`, `embedder`, ...)."
+    )
+    settings: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="Every setting projection reads, as the build had them: promotion compares them.",
     )
     state: Literal["building", "complete"]
     events_read: int = 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from pydantic import JsonValue
+
 from agentmem.model.generations import ShadowBuild
 
 
@@ -12,8 +14,15 @@ class ShadowLedger(Protocol):
     """One tenant's shadow builds. A build is `building` from `begin` until `complete`; a build
     that died on the way stays `building`, and promotion refuses it."""
 
-    def begin(self, generation: int, live_generation: int, overrides: Mapping[str, str]) -> ShadowBuild:
-        """Record that `generation` is being built; a second begin of one generation restarts it."""
+    def begin(
+        self,
+        generation: int,
+        live_generation: int,
+        overrides: Mapping[str, str],
+        settings: Mapping[str, JsonValue],
+    ) -> ShadowBuild:
+        """Record that `generation` is being built with `overrides` (as given) and `settings` (every
+        setting projection reads, in effect); a second begin of one generation restarts it."""
         ...
 
     def complete(self, generation: int, events_read: int) -> ShadowBuild:

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from pydantic import JsonValue
+
 from agentmem.errors import ConflictError, NotFoundError
 from agentmem.model.generations import ShadowBuild
 from agentmem.ports.generations import ShadowLedger
@@ -30,17 +32,19 @@ def build_shadow(
     checkpoints: CheckpointStore,
     ledger: ShadowLedger,
     overrides: Mapping[str, str],
+    settings: Mapping[str, JsonValue],
     *,
     snapshot: ObservationSnapshot | None = None,
     on_phase: Callable[[str], None] | None = None,
 ) -> ShadowBuild:
-    """`semantic` is built with the shadow's models over the live stores. The ledger says
+    """`semantic` is built with the shadow's models over the live stores; `settings` are the ones
+    it was built from, recorded so that promotion can insist on them. The ledger says
     `building` until the whole log is in; a build that dies leaves it so, and is never promoted."""
     phase = on_phase or (lambda _: None)
     semantic.store.ensure_ready()
     live = semantic.store.active().generation
     fresh = semantic.store.new_generation()
-    ledger.begin(fresh.generation, live, overrides)
+    ledger.begin(fresh.generation, live, overrides, settings)
     phase("begun")
     seed(snapshot, semantic, fresh)
     read = drain(tail, semantic, checkpoints, fresh)

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from pydantic import JsonValue
+
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.model.generations import ShadowBuild
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS shadow_builds (
     tenant_id TEXT NOT NULL, generation INTEGER NOT NULL, live_generation INTEGER NOT NULL,
-    overrides TEXT NOT NULL, state TEXT NOT NULL, events_read INTEGER NOT NULL,
+    overrides TEXT NOT NULL, settings TEXT NOT NULL, state TEXT NOT NULL, events_read INTEGER NOT NULL,
     PRIMARY KEY (tenant_id, generation)
 )
 """
-COLUMNS = "generation, live_generation, overrides, state, events_read"
+COLUMNS = "generation, live_generation, overrides, settings, state, events_read"
 
 
 class SqliteShadowLedger:
@@ -24,11 +26,18 @@ class SqliteShadowLedger:
         self._tenant = tenant_id
         db.apply_schema(SCHEMA)
 
-    def begin(self, generation: int, live_generation: int, overrides: Mapping[str, str]) -> ShadowBuild:
+    def begin(
+        self,
+        generation: int,
+        live_generation: int,
+        overrides: Mapping[str, str],
+        settings: Mapping[str, JsonValue],
+    ) -> ShadowBuild:
+        given, effective = (json.dumps(dict(m), sort_keys=True) for m in (overrides, settings))
         with self._db.write() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO shadow_builds VALUES (?,?,?,?,'building',0)",
-                (self._tenant, generation, live_generation, json.dumps(dict(overrides), sort_keys=True)),
+                "INSERT OR REPLACE INTO shadow_builds VALUES (?,?,?,?,?,'building',0)",
+                (self._tenant, generation, live_generation, given, effective),
             )
         return self._require(generation)
 
@@ -65,9 +74,10 @@ class SqliteShadowLedger:
         return found
 
 
-def _build(row: tuple[int, int, str, str, int]) -> ShadowBuild:
-    generation, live, overrides, state, events = row
+def _build(row: tuple[int, int, str, str, str, int]) -> ShadowBuild:
+    generation, live, overrides, settings, state, events = row
     return ShadowBuild.model_validate(
         {"generation": generation, "live_generation": live, "overrides": json.loads(overrides),
+         "settings": json.loads(settings),
          "state": state, "events_read": events}
     )  # fmt: skip
