@@ -5,13 +5,19 @@ no city or employer) and reads what the command prints."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from agentmem.adapters.llm_prompts.facts import EXTRACT_TOOL, VERDICT_TOOL
+from agentmem.adapters.local.vector_size import VectorSizeError
+from agentmem.adapters.openai_compat import factory
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.demo.runner import run_sessions
@@ -20,6 +26,7 @@ from agentmem.entrypoints.server import LocalServer
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
 from agentmem.wiring import bootstrap
+from tests.openai_fixtures import BASE_URL, FakeOpenAIServer, schema_name
 
 NARROW = '[{"key":"risk_tolerance"},{"key":"goal","cardinality":"set"},{"key":"income"},{"key":"dependents"},{"key":"investment_preference"}]'  # noqa: E501
 SHADOW = ["--set", "allow_undeclared_facts=false", "--set", f"fact_types={NARROW}"]
@@ -150,3 +157,57 @@ def test_shadow_flags_need_shadow(data_dir: Path) -> None:
         replay(data_dir, "--llm", "rules")
     with pytest.raises(SystemExit, match="NAME one of"):
         replay(data_dir, "--shadow", "--set", "api_keys=x")
+
+
+def words(dimensions: int) -> Callable[[list[str]], list[list[float]]]:
+    """A scripted embedding model: words hashed into `dimensions` buckets, L2-normalised."""
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * dimensions
+            for word in re.findall(r"\w+", text.lower()):
+                vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dimensions] += 1.0
+            norm = sum(v * v for v in vector) ** 0.5 or 1.0
+            out.append([v / norm for v in vector])
+        return out
+
+    return embed
+
+
+# A model that finds no facts in prose and reads every new value as a revision, never a contradiction.
+SCRIPTED = {
+    EXTRACT_TOOL.name: {"facts": []},
+    VERDICT_TOOL.name: {"reason": "The client revised it.", "verdict": "UPDATE"},
+}
+
+
+def test_a_shadow_through_an_openai_compatible_server_clears_the_flags_and_keeps_its_own_width(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = FakeOpenAIServer(chat=lambda body: SCRIPTED[schema_name(body)], embed=words(64))
+    monkeypatch.setattr(factory, "client", lambda base_url, api_key, timeout: server.client())
+    factory.openai_llm.cache_clear()
+    try:
+        code = replay(
+            data_dir, "--shadow", "--json", "--llm", "openai", "--embedder", "openai",
+            "--set", f"llm_base_url={BASE_URL}", "--set", "llm_model=qwen2.5:7b-instruct",
+            "--set", "embedder_model=all-minilm", "--set", "embedder_dimensions=64",
+        )  # fmt: skip
+    finally:
+        factory.openai_llm.cache_clear()
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    cleared = {(c["key"], c["member"]) for c in report["changes"] if c["kind"] == "flag_cleared"}
+    # The rules call both of the demo's flips CONFLICT; the scripted model calls them UPDATE.
+    assert cleared == {("risk_tolerance", ""), ("investment_preference", "single-stocks")}
+    assert not [c for c in report["changes"] if c["kind"] == "changed"]  # same values, other verdicts
+    assert any(r["response_format"]["json_schema"]["name"] == VERDICT_TOOL.name
+               for r in server.requests if "messages" in r)  # fmt: skip
+    # The shadow's vectors are the scripted embedder's 64, beside the live generation's 384.
+    store = bootstrap(Settings(data_dir=data_dir)).semantic.store
+    shadow, live = store.generation(report["shadow_generation"]), store.generation(1)
+    assert shadow.vector_search("priya", words(64)(["risk"])[0], 1)
+    with pytest.raises(VectorSizeError, match="384-dimension"):
+        live.vector_search("priya", words(64)(["risk"])[0], 1)
+    assert store.active().generation == 1
