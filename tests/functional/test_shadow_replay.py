@@ -23,6 +23,7 @@ from agentmem.client import MemoryClient
 from agentmem.demo.runner import run_sessions
 from agentmem.entrypoints.cli import local_worker, main
 from agentmem.entrypoints.server import LocalServer
+from agentmem.entrypoints.shadow_command import SHADOW_SETTINGS
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
 from agentmem.wiring import bootstrap
@@ -150,6 +151,10 @@ def test_a_shadow_build_that_did_not_finish_is_refused(
     assert replay(data_dir, "--promote", str(fresh.generation)) == 2
     assert f"generation {fresh.generation} is not complete" in capsys.readouterr().err
     assert services.semantic.store.active().generation == 1
+
+
+def test_the_shadow_settings_are_settings() -> None:
+    assert set(SHADOW_SETTINGS) <= set(Settings.model_fields)
 
 
 def test_shadow_flags_need_shadow(data_dir: Path) -> None:

@@ -8,9 +8,9 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
-from pydantic import JsonValue, SecretStr, ValidationError
+from pydantic import JsonValue, ValidationError
 
 from agentmem.settings import Settings
 
@@ -19,12 +19,20 @@ if TYPE_CHECKING:
     from agentmem.semantic.shadow_recall import BeliefQuestion, Recall
     from agentmem.wiring import Services
 
-# The settings a shadow may change: the ones projection reads. Keys stay in the environment.
-SHADOW_PREFIXES = ("llm", "embedder", "bedrock_", "allow_undeclared_facts", "fact_types")
-SHADOW_SETTINGS = sorted(
-    name
-    for name, info in Settings.model_fields.items()
-    if name.startswith(SHADOW_PREFIXES) and SecretStr not in (info.annotation, *get_args(info.annotation))
+# The settings a shadow may change: the ones projection reads (which models, and the schema).
+# API keys stay in the environment and out of the ledger; timeouts and the reranker change no belief.
+SHADOW_SETTINGS = (
+    "allow_undeclared_facts",
+    "bedrock_embedding_model",
+    "bedrock_llm_model",
+    "embedder",
+    "embedder_base_url",
+    "embedder_dimensions",
+    "embedder_model",
+    "fact_types",
+    "llm",
+    "llm_base_url",
+    "llm_model",
 )
 EVAL_SET = "beliefs_golden.jsonl"
 
@@ -267,7 +275,8 @@ def cmd_promote(args: argparse.Namespace, live: Services) -> int:
             file=sys.stderr,
         )
         return 2
-    result = promote(log, live.semantic, checkpoints, ledger, build.generation)
+    snapshot = live.ports.observation_snapshot
+    result = promote(log, live.semantic, checkpoints, ledger, build.generation, snapshot=snapshot)
     print(
         f"readers switched to generation {result.generation} (was {result.previous_generation});"
         f" {result.caught_up} events logged since the build projected first"

@@ -88,14 +88,18 @@ def promote(
     checkpoints: CheckpointStore,
     ledger: ShadowLedger,
     generation: int,
+    *,
+    snapshot: ObservationSnapshot | None = None,
 ) -> Promotion:
     """Switch readers to a complete shadow generation in one step. `semantic` must carry the
     models the shadow was built with (the caller checks the settings): the events logged since
-    the build are projected into it with them first, so readers never step back in the log."""
+    the build are projected into it with them first, so readers never step back in the log, and
+    the observations of any that retention expired meanwhile are folded in from `snapshot`."""
     previous = semantic.store.active().generation
     promotable(ledger, generation, previous)
     shadow = semantic.store.generation(generation)
     read = drain(tail, semantic, checkpoints, shadow)
+    seed(snapshot, semantic, shadow)
     if semantic.passages is not None:
         semantic.passages.activate(generation)
     semantic.store.activate(generation)
