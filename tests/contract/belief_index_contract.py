@@ -276,3 +276,14 @@ class BeliefIndexContract:
         store.activate(fresh.generation)
         assert store.active().generation == fresh.generation
         assert [b.value for b in store.active().current("priya")] == ["Rome"]
+
+    def test_a_generation_is_read_by_number_without_switching_readers(self, make_store: StoreFactory) -> None:
+        store = ready(make_store("acme"))
+        write(store.active(), chain_of(observation(1, "city", "Paris")), EAST)
+        shadow = store.new_generation()
+        write(shadow, chain_of(observation(2, "city", "Rome")), NORTH)
+
+        again = make_store("acme").generation(shadow.generation)  # another process, say promote
+        assert again.generation == shadow.generation
+        assert [b.value for b in again.current("priya")] == ["Rome"]
+        assert [b.value for b in store.active().current("priya")] == ["Paris"]

@@ -24,6 +24,7 @@ from tests.contract.passage_index_contract import PassageIndexContract
 from tests.contract.relevance_contract import RelevanceContract
 from tests.contract.reranker_contract import RerankerContract
 from tests.contract.retention_contract import ObservationSnapshotContract, RetentionSweeperContract
+from tests.contract.shadow_ledger_contract import ShadowLedgerContract
 from tests.contract.skill_index_contract import SkillIndexContract
 from tests.contract.skill_library_contract import SkillLibraryContract
 from tests.contract.skill_reviewer_contract import SkillReviewerContract
@@ -76,6 +77,8 @@ SUITES: dict[str, Suite] = {
     # Local only: on AWS, DynamoDB TTL and S3 lifecycle expire, and the observation index keeps.
     "RetentionSweeper": Suite(RetentionSweeperContract, ("SqliteRetention",)),
     "ObservationSnapshot": Suite(ObservationSnapshotContract, ("SqliteObservationSnapshot",)),
+    # Local only, like replay itself: AWS has no shadow build yet (docs/shadow-replay.md).
+    "ShadowLedger": Suite(ShadowLedgerContract, ("SqliteShadowLedger",)),
     # The inspector's two ways to reach the API: in process through the resolver, or over HTTP.
     "Transport": Suite(TransportContract, ("ResolverTransport", "ClientTransport")),
 }

@@ -9,11 +9,13 @@ import pytest
 from agentmem.adapters.local.blob_folder import FolderBlobStore
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+from agentmem.adapters.local.sqlite_shadow_ledger import SqliteShadowLedger
 from agentmem.ports.blobs import BlobStore
 from tests.contract.blob_store_contract import BlobStoreContract
 from tests.contract.checkpoint_store_contract import CheckpointFactory, CheckpointStoreContract
 from tests.contract.event_log_contract import EventLogContract, LogFactory
 from tests.contract.log_tail_contract import LogTailContract, TailedLogFactory
+from tests.contract.shadow_ledger_contract import LedgerFactory, ShadowLedgerContract
 
 
 class TestSqliteEventLog(EventLogContract):
@@ -35,6 +37,13 @@ class TestSqliteCheckpoints(CheckpointStoreContract):
     def make_checkpoints(self, tmp_path: Path) -> CheckpointFactory:
         db = SqliteDatabase(tmp_path / "agentmem.db")
         return lambda tenant: SqliteCheckpoints(db, tenant)
+
+
+class TestSqliteShadowLedger(ShadowLedgerContract):
+    @pytest.fixture
+    def make_ledger(self, tmp_path: Path) -> LedgerFactory:
+        db = SqliteDatabase(tmp_path / "agentmem.db")
+        return lambda tenant: SqliteShadowLedger(db, tenant)
 
 
 class TestFolderBlobStore(BlobStoreContract):

@@ -190,6 +190,18 @@ def test_active_follows_the_alias(store: OpenSearchBeliefStore, fake: FakeConnec
     assert (resolve.method, resolve.path) == ("GET", "/_alias/agentmem-beliefs,agentmem-observations")
 
 
+def test_a_generation_by_number_reads_its_own_indices_without_touching_the_aliases(
+    store: OpenSearchBeliefStore, fake: FakeConnection
+) -> None:
+    shadow = store.generation(4)  # a shadow build's generation, read while readers stay where they are
+    assert shadow.generation == 4
+    answer(fake, (200, {"hits": {"total": {"value": 0}, "hits": []}}))
+    assert shadow.current("priya") == []
+    (search,) = fake.requests
+    assert search.path.startswith("/agentmem-beliefs-g4/")
+    assert store.generation(4) is shadow
+
+
 def test_the_belief_index_sets_slowlog_thresholds() -> None:
     # The domain ships slow logs to CloudWatch; without thresholds an index logs nothing.
     settings = belief_index_body(4, "faiss")["settings"]["index"]

@@ -126,10 +126,17 @@ def cmd_project(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from agentmem.entrypoints.shadow_command import check_flags, cmd_promote, cmd_shadow
     from agentmem.semantic.replay import replay
     from agentmem.wiring import bootstrap
 
+    check_flags(args)
     services = bootstrap(load_settings(args))
+    base = {"data_dir": args.data_dir} if args.data_dir is not None else {}
+    if args.shadow:
+        return cmd_shadow(args, services, base)
+    if args.promote is not None:
+        return cmd_promote(args, services)
     log, checkpoints = local_tail(services, "replay", hint=AWS_REPAIRS)
     store = services.semantic.store
     copier = getattr(store, "copy_other_subjects", None)
@@ -273,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay = verbs.add_parser("replay", help="rebuild the semantic tier from the log into a new generation")
     replay.add_argument("--subject", default=None, help="rebuild only this subject; the rest is copied")
     replay.add_argument("--data-dir", type=Path, default=None)
+    from agentmem.entrypoints.shadow_command import add_shadow_arguments
+
+    add_shadow_arguments(replay)
     replay.set_defaults(run=cmd_replay)
 
     check = verbs.add_parser("verify", help="compare the log with the beliefs; exit 1 on any divergence")

@@ -111,6 +111,11 @@ class BeliefStore(Protocol):
         """An empty generation beside the active one."""
         ...
 
+    def generation(self, generation: int) -> BeliefIndex:
+        """Generation `generation` by number, active or not (a shadow build, a promotion). Whether
+        it was ever built is the caller's to know (the shadow ledger): this does not check."""
+        ...
+
     def activate(self, generation: int) -> None:
         """Switch readers to `generation` atomically."""
         ...

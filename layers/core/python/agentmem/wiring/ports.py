@@ -12,6 +12,7 @@ from typing import Protocol, TypedDict
 from agentmem.ports.blobs import BlobStore
 from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
 from agentmem.ports.embedding import Embedder
+from agentmem.ports.generations import ShadowLedger
 from agentmem.ports.log import CheckpointStore, EventLog, LogTail
 from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
 from agentmem.ports.ranking import RelevanceModel, Reranker
@@ -43,6 +44,7 @@ class BackendFactory(Protocol):
     def conversation_memory(self) -> ConversationMemory: ...
     def asset_index(self, dimensions: Callable[[], int]) -> AssetIndex: ...
     def passage_store(self, dimensions: Callable[[], int]) -> PassageStore: ...
+    def shadow_ledger(self) -> ShadowLedger: ...
     def erasure_ledger(self) -> ErasureLedger: ...
     def subject_log(self) -> SubjectLog: ...
     def erasure_scheduler(self) -> ErasureScheduler | None: ...
@@ -70,6 +72,7 @@ class PortOverrides(TypedDict, total=False):
     conversation_memory: ConversationMemory
     asset_index: AssetIndex
     passage_store: PassageStore
+    shadow_ledger: ShadowLedger
     erasure_ledger: ErasureLedger
     subject_log: SubjectLog
     erasure_scheduler: ErasureScheduler | None
@@ -152,6 +155,10 @@ class Ports:
     @cached_property
     def passage_store(self) -> PassageStore:
         return self.factory.passage_store(self._dimensions)
+
+    @cached_property
+    def shadow_ledger(self) -> ShadowLedger:
+        return self.factory.shadow_ledger()
 
     @cached_property
     def erasure_ledger(self) -> ErasureLedger:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agentmem.ports.blobs import BlobStore
     from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
     from agentmem.ports.embedding import Embedder
+    from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, EventLog, LogTail
     from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
     from agentmem.ports.ranking import RelevanceModel, Reranker
@@ -115,6 +116,11 @@ class AwsFactory:
         settings = self._settings
         return OpenSearchBeliefStore(
             self._opensearch, self._tenant, prefix=settings.opensearch_prefix, dimensions=dimensions()
+        )
+
+    def shadow_ledger(self) -> ShadowLedger:
+        raise UnsupportedOnBackendError(
+            "shadow replay reads the local log; on AWS it is not built yet (docs/shadow-replay.md)"
         )
 
     def skill_library(self) -> StampedLibrary:

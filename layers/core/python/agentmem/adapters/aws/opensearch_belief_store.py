@@ -123,6 +123,9 @@ class OpenSearchBeliefStore:
         self._create_generation(generation)
         return self._index(generation)
 
+    def generation(self, generation: int) -> OpenSearchBeliefIndex:
+        return self._index(generation)
+
     def activate(self, generation: int) -> None:
         self._point_aliases(generation, self._alias_targets())
 

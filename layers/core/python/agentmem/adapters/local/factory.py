@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from agentmem.ports.blobs import BlobStore
     from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
     from agentmem.ports.embedding import Embedder
+    from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, LogTail
     from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
     from agentmem.ports.ranking import RelevanceModel, Reranker
@@ -122,6 +123,12 @@ class LocalFactory:
         from agentmem.adapters.local.sqlite_passage_store import SqlitePassageStore
 
         return SqlitePassageStore(self.database, self._tenant)
+
+    def shadow_ledger(self) -> ShadowLedger:
+        """Which generations `replay --shadow` built, with what settings, and whether they are whole."""
+        from agentmem.adapters.local.sqlite_shadow_ledger import SqliteShadowLedger
+
+        return SqliteShadowLedger(self.database, self._tenant)
 
     # -- erasure and retention (docs/erasure.md) -----------------------------------------------
 

@@ -58,6 +58,9 @@ class SqliteBeliefStore:
             ).fetchone()
         return self._index(int(latest))
 
+    def generation(self, generation: int) -> SqliteBeliefIndex:
+        return self._index(generation)
+
     def activate(self, generation: int) -> None:
         with self._db.write() as conn:
             conn.execute(
