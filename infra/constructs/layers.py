@@ -49,6 +49,8 @@ DEV_ONLY = [
     "python/agentmem/integrations",
     "python/agentmem/entrypoints/cli.py",
     "python/agentmem/entrypoints/repair_command.py",
+    "python/agentmem/entrypoints/serve_command.py",
+    "python/agentmem/entrypoints/shadow_command.py",
     "python/agentmem/entrypoints/server",
     "python/agentmem/entrypoints/mcp_server",
     "python/agentmem/inspector",
