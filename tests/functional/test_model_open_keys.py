@@ -58,7 +58,7 @@ RECORDED: dict[str, Any] = {
 
 
 def bedrock() -> LLM:
-    return BedrockLLM(client=RecordedBedrock("bedrock-runtime", RecordedConverse(RECORDED)).client)  # type: ignore[arg-type]
+    return BedrockLLM(client=RecordedBedrock("bedrock-runtime", RecordedConverse(RECORDED)).client)
 
 
 def openai_compatible() -> LLM:

@@ -112,7 +112,7 @@ def test_open_keys_add_a_cardinality_and_a_description_to_each_fact_and_their_ow
 
 def test_the_extraction_prompt_says_new_keys_are_allowed_only_in_open_mode() -> None:
     def prompt(allow: bool) -> str:
-        return openai_sent("extract_open_keys" if allow else "extract", "json_schema")["prompt"]
+        return str(openai_sent("extract_open_keys" if allow else "extract", "json_schema")["prompt"])
 
     closed, open_ = prompt(False), prompt(True)
     assert "New keys are allowed" in open_ and "New keys are allowed" not in closed
