@@ -105,6 +105,9 @@ class TenantConfig(BaseModel):
     # and the principals that make a caller a writer (unset: the functions' default, `writer`).
     principal_map: Annotated[dict[ArnPattern, list[Principal]] | None, BeforeValidator(json_or_commas)] = None
     writer_principals: Annotated[list[Principal] | None, BeforeValidator(json_or_commas)] = None
+    # Whether extraction may store facts under keys nobody declared (docs/extraction-rules.md, open keys):
+    # on by default, as agentmem.settings has it; false keeps Bedrock to the declared fact keys.
+    allow_undeclared_facts: bool = True
     # Days raw events and blobs are kept (DynamoDB TTL on each event, an S3 lifecycle rule on blobs);
     # unset keeps them for good. Beliefs distilled from expired events survive (docs/erasure.md).
     retention_days: int | None = Field(default=None, ge=1, le=36_500)

@@ -21,8 +21,11 @@ def base_environment(config: TenantConfig) -> dict[str, str]:
     """Variables every function gets; agentmem.settings.Settings parses the AGENTMEM_* ones."""
     # The write function stamps each event's expiry with it; readers hide what expired already.
     retention = {"AGENTMEM_RETENTION_DAYS": str(config.retention_days)} if config.retention_days else {}
+    # Set only when refused, so a default tenant's template is unchanged; the settings default is on.
+    closed = {} if config.allow_undeclared_facts else {"AGENTMEM_ALLOW_UNDECLARED_FACTS": "false"}
     return {
         **retention,
+        **closed,
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": config.tenant,
         "AGENTMEM_PROCEDURAL_ENABLED": "true" if config.procedural else "false",

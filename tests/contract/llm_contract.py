@@ -110,6 +110,11 @@ UNRELATED = KeyProposal(
     cardinality=Cardinality.SINGLE,
 )  # fmt: skip
 
+# Open keys (model-backed adapters, OpenKeysContract): one event, and what its recorded answer
+# holds in test_llms.py: a new key, another spelling of a declared key, a value the event does not
+# state, and a key that is not snake_case.
+OPEN = "Priya codes mostly in Rust. Priya's risk appetite is aggressive. Her colleague Tom is a cricket fan."
+
 EXTRACTION_SCENARIOS = {
     "stated": event(STATED),
     "question": event(QUESTION),
@@ -201,3 +206,39 @@ class LLMContract:
         assert choice.key is None or choice.key in {c.key for c in CANDIDATES}
         assert choice.reason
         assert llm.resolve_key(proposal, CANDIDATES) == choice
+
+
+class OpenKeysContract:
+    """What a model-backed adapter does with keys nobody declared. The local rules always propose
+    (the key resolver drops what the tenant refuses), so they are not held to the `forbidden`
+    case; a model is asked for new keys only when the tenant allows them."""
+
+    @pytest.fixture
+    def llm(self) -> LLM:
+        raise NotImplementedError
+
+    def test_with_undeclared_keys_allowed_a_proposed_key_yields_a_fact_under_it(self, llm: LLM) -> None:
+        facts = llm.extract_facts(event(OPEN), FACT_TYPES, allow_undeclared=True)
+        (language,) = [f for f in facts if f.key == "programming_language"]
+        assert isinstance(language, ExtractedFact)
+        assert (language.value, language.cardinality) == ("Rust", Cardinality.SET)
+        assert language.description and "\n" not in language.description
+
+    def test_with_undeclared_keys_forbidden_the_same_answer_yields_nothing(self, llm: LLM) -> None:
+        assert llm.extract_facts(event(OPEN), FACT_TYPES) == []
+        assert llm.extract_facts(event(OPEN), FACT_TYPES, allow_undeclared=False) == []
+
+    def test_another_spelling_of_a_declared_key_is_put_under_it(self, llm: LLM) -> None:
+        facts = llm.extract_facts(event(OPEN), FACT_TYPES, allow_undeclared=True)
+        (risk,) = [f for f in facts if f.key == "risk_tolerance"]
+        assert type(risk) is FactInput  # declared: the declaration decides its cardinality
+        assert risk.value == "aggressive"
+
+    def test_a_proposed_value_the_event_does_not_state_and_a_malformed_key_are_refused(
+        self, llm: LLM
+    ) -> None:
+        facts = llm.extract_facts(event(OPEN), FACT_TYPES, allow_undeclared=True)
+        assert {f.key for f in facts} == {"programming_language", "risk_tolerance"}
+        for fact in facts:
+            assert KEY_ID.match(fact.key)
+            assert figures(fact.value or "") <= figures(OPEN)

@@ -20,12 +20,14 @@ from tests.contract.llm_contract import (
     FACT_TYPES,
     LONG,
     OBJECT,
+    OPEN,
     QUESTION,
     REVERSAL,
     STATED,
     SYNONYM,
     UNDECLARED,
     LLMContract,
+    OpenKeysContract,
     event,
 )
 from tests.contract.openai_faults_contract import ChatFaultsContract
@@ -34,6 +36,10 @@ from tests.openai_fixtures import FakeOpenAIServer, RecordedChat
 
 def fact(key: str, value: str, text: str) -> dict[str, str]:
     return {"key": key, "text": text, "value": value}
+
+
+def proposed(key: str, value: str, text: str, cardinality: str, description: str = "") -> dict[str, str]:
+    return {**fact(key, value, text), "cardinality": cardinality, "description": description}
 
 
 def prompted(text: str) -> str:
@@ -62,6 +68,26 @@ RECORDED: dict[str, Any] = {
         ]
     },
     prompted(UNDECLARED): {"facts": [fact("favorite_color", "green", "Priya's favourite colour is green.")]},
+    prompted(OPEN): {
+        "facts": [
+            proposed(
+                "programming_language",
+                "Rust",
+                "Priya codes mostly in Rust.",
+                "set",
+                "A programming language the subject uses.\nMore than one line.",
+            ),
+            proposed("Risk Tolerance", "aggressive", "Priya's risk tolerance is aggressive.", "single"),
+            proposed(
+                "seniority",
+                "senior engineer",
+                "Priya is a senior engineer.",
+                "single",
+                "How senior the subject is.",
+            ),  # inferred: the event never says so
+            proposed("Favourite Sport", "cricket", "Priya's favourite sport is cricket.", "single"),
+        ]
+    },
     prompted(LONG): {"facts": [fact("goal", "a quiet house " * 300, "Priya's goal is a quiet house.")]},
     'New statement: value="aggressive"': {"reason": "Cautious became aggressive.", "verdict": "CONFLICT"},
     'New statement: value="Mumbai"': {"reason": "She moved.", "verdict": "UPDATE"},
@@ -77,7 +103,7 @@ class TestRulesLLM(LLMContract):
         return RulesLLM()
 
 
-class TestBedrockLLM(LLMContract, ConverseFaultsContract):
+class TestBedrockLLM(LLMContract, OpenKeysContract, ConverseFaultsContract):
     structured_output = "json_schema"
 
     @pytest.fixture
@@ -110,7 +136,7 @@ class TestBedrockLLMWithToolOutput(TestBedrockLLM):
     structured_output = "tool"
 
 
-class TestOpenAICompatLLM(LLMContract, ChatFaultsContract):
+class TestOpenAICompatLLM(LLMContract, OpenKeysContract, ChatFaultsContract):
     takes_json_schema = True
 
     @pytest.fixture

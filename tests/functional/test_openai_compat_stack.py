@@ -35,7 +35,9 @@ MOVED = "Quick update from Priya: she has relocated to Lisbon for good."
 
 
 def fact(value: str) -> dict[str, object]:
-    return {"facts": [{"key": "city", "text": f"Priya lives in {value}.", "value": value}]}
+    # The tenant allows undeclared keys (the default), so the answer has the open-keys fields.
+    city = {"key": "city", "text": f"Priya lives in {value}.", "value": value}
+    return {"facts": [{**city, "cardinality": "single", "description": ""}]}
 
 
 # What a small instruct model answers for these prompts (the prompts are the shared ones).

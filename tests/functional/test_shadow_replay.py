@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.llm_prompts.facts import EXTRACT_TOOL, VERDICT_TOOL
+from agentmem.adapters.llm_prompts.open_keys import OPEN_EXTRACT_TOOL
 from agentmem.adapters.local.vector_size import VectorSizeError
 from agentmem.adapters.openai_compat import factory
 from agentmem.api.app import build_resolver
@@ -183,6 +184,7 @@ def words(dimensions: int) -> Callable[[list[str]], list[list[float]]]:
 # A model that finds no facts in prose and reads every new value as a revision, never a contradiction.
 SCRIPTED = {
     EXTRACT_TOOL.name: {"facts": []},
+    OPEN_EXTRACT_TOOL.name: {"facts": []},  # the tenant allows undeclared keys (the default)
     VERDICT_TOOL.name: {"reason": "The client revised it.", "verdict": "UPDATE"},
 }
 

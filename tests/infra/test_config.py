@@ -10,6 +10,7 @@ import aws_cdk as cdk
 import pytest
 
 from infra.config import SearchCapacity, TenantConfig, TenantConfigError
+from infra.constructs.functions import base_environment
 from infra.paths import TENANTS_DIR
 from infra.stack import build_tenant_app
 from tests.infra.conftest import Synth, only, synthesize
@@ -192,6 +193,22 @@ def _write(tmp_path: Path, tenant: str, body: Any) -> Path:
     path = tmp_path / f"{tenant}.json"
     path.write_text(body if isinstance(body, str) else json.dumps(body))
     return path
+
+
+def test_a_tenant_file_can_refuse_undeclared_fact_keys_and_every_function_is_told(tmp_path: Path) -> None:
+    from agentmem.settings import Settings
+
+    default = TenantConfig.from_context(FakeContext(tenant="acme"), tmp_path)
+    assert default.allow_undeclared_facts is True
+    assert "AGENTMEM_ALLOW_UNDECLARED_FACTS" not in base_environment(default)  # the settings default: on
+    _write(tmp_path, "acme", {"allowUndeclaredFacts": False})
+    refused = TenantConfig.from_context(FakeContext(tenant="acme"), tmp_path)
+    environment = base_environment(refused)
+    assert environment["AGENTMEM_ALLOW_UNDECLARED_FACTS"] == "false"
+    assert Settings.from_env(environment).allow_undeclared_facts is False
+    assert Settings.from_env(base_environment(default)).allow_undeclared_facts is True
+    with pytest.raises(TenantConfigError, match=r"-c allowUndeclaredFacts='maybe'"):
+        TenantConfig.from_context(FakeContext(tenant="acme", allowUndeclaredFacts="maybe"), tmp_path)
 
 
 def test_the_example_tenant_file_is_a_valid_config() -> None:

@@ -21,6 +21,7 @@ from agentmem.adapters.aws.bedrock_reviewer import BedrockSkillReviewer
 from agentmem.adapters.llm_prompts.answers import ModelOutputError, OutputTool, answer_schema, parse
 from agentmem.adapters.llm_prompts.facts import EXTRACT_TOOL, VERDICT_TOOL
 from agentmem.adapters.llm_prompts.keys import KEY_TOOL
+from agentmem.adapters.llm_prompts.open_keys import OPEN_EXTRACT_TOOL, OpenModelFact
 from agentmem.adapters.llm_prompts.relevance import FILTER_TOOL, RANK_TOOL
 from agentmem.adapters.llm_prompts.review import REVIEW_TOOL
 from agentmem.adapters.openai_compat.chat import OpenAICompatLLM
@@ -32,11 +33,12 @@ from tests.contract.relevance_contract import DOCUMENTS, QUESTION
 from tests.contract.skill_reviewer_contract import SESSION
 from tests.openai_fixtures import FakeOpenAIServer, schema_name
 
-TOOLS = [EXTRACT_TOOL, VERDICT_TOOL, KEY_TOOL, REVIEW_TOOL, FILTER_TOOL, RANK_TOOL]
+TOOLS = [EXTRACT_TOOL, OPEN_EXTRACT_TOOL, VERDICT_TOOL, KEY_TOOL, REVIEW_TOOL, FILTER_TOOL, RANK_TOOL]
 DROPPED = {"title", "default", "minLength", "maxLength", "minimum", "maximum", "$ref", "$defs"}
 # A valid (empty) answer per schema, so every duty completes on both adapters.
 VALID: dict[str, Any] = {
     EXTRACT_TOOL.name: {"facts": []},
+    OPEN_EXTRACT_TOOL.name: {"facts": []},
     VERDICT_TOOL.name: {"reason": "Restated.", "verdict": "SAME"},
     KEY_TOOL.name: {"reason": "None fits.", "key": ""},
     REVIEW_TOOL.name: {"functions": [], "guidance": []},
@@ -93,6 +95,30 @@ def test_the_extraction_schema_is_the_one_bedrock_has_compiled_since_before_the_
     assert list(VERDICT_TOOL.schema["properties"]) == ["reason", "verdict"]  # the reason is written first
 
 
+def test_open_keys_add_a_cardinality_and_a_description_to_each_fact_and_their_own_rules() -> None:
+    fact = OPEN_EXTRACT_TOOL.schema["properties"]["facts"]["items"]
+    assert list(fact["properties"]) == list(OpenModelFact.model_fields)
+    assert list(fact["properties"]) == ["key", "text", "value", "cardinality", "description"]
+    assert fact["properties"]["cardinality"] == {
+        "type": "string",
+        "enum": ["single", "set"],
+        "description": OpenModelFact.model_fields["cardinality"].description,
+    }
+    assert "Use only the declared fact keys" in EXTRACT_TOOL.system
+    assert "Use only the declared fact keys" not in OPEN_EXTRACT_TOOL.system
+    assert "never infer" in OPEN_EXTRACT_TOOL.system.casefold()
+    assert OPEN_EXTRACT_TOOL.name != EXTRACT_TOOL.name  # each schema has its own cached grammar
+
+
+def test_the_extraction_prompt_says_new_keys_are_allowed_only_in_open_mode() -> None:
+    def prompt(allow: bool) -> str:
+        return str(openai_sent("extract_open_keys" if allow else "extract", "json_schema")["prompt"])
+
+    closed, open_ = prompt(False), prompt(True)
+    assert "New keys are allowed" in open_ and "New keys are allowed" not in closed
+    assert open_.replace(open_.split("<event>")[0], "") == closed.replace(closed.split("<event>")[0], "")
+
+
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
 def test_every_schema_is_generated_from_its_answer_model(tool: OutputTool) -> None:
     assert tool.schema == answer_schema(tool.answer)
@@ -133,6 +159,10 @@ def test_a_constraint_left_out_of_the_schema_is_still_checked_when_parsing() -> 
 Duty = Callable[[Any], object]
 DUTIES: dict[str, tuple[str, Duty]] = {
     "extract": ("llm", lambda llm: llm.extract_facts(event(STATED), FACT_TYPES)),
+    "extract_open_keys": (
+        "llm",
+        lambda llm: llm.extract_facts(event(STATED), FACT_TYPES, allow_undeclared=True),
+    ),
     "decide": ("llm", lambda llm: llm.decide(*REVERSAL)),
     "resolve_key": ("llm", lambda llm: llm.resolve_key(SYNONYM, CANDIDATES)),
     "review": ("reviewer", lambda reviewer: reviewer.propose_skills(SESSION)),

@@ -25,10 +25,14 @@ class LLM(Protocol):
     """Extraction, verdicts and key resolution. Adapters: Bedrock Converse (JSON schema,
     temperature 0) and local rules."""
 
-    def extract_facts(self, event: Event, fact_types: Sequence[FactType]) -> list[FactInput]:
+    def extract_facts(
+        self, event: Event, fact_types: Sequence[FactType], *, allow_undeclared: bool = False
+    ) -> list[FactInput]:
         """Facts the event states about its subject. Grounded: nothing inferred or estimated.
         A fact under a key nobody declared comes as an `ExtractedFact`, with the cardinality and
-        description the extractor proposes; the projector resolves its key."""
+        description the extractor proposes; the projector resolves its key. `allow_undeclared`
+        is the tenant's choice: a model proposes keys of its own only then (the local rules
+        always propose, and the resolver drops what the tenant refuses)."""
         ...
 
     def resolve_key(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> KeyChoice:

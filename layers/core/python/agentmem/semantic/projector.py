@@ -126,7 +126,11 @@ class Projector:
             facts = (
                 list(event.facts)
                 if event.facts
-                else self._llm.extract_facts(event, self._fact_types.declared())
+                else self._llm.extract_facts(
+                    event,
+                    self._fact_types.declared(),
+                    allow_undeclared=self._fact_types.allow_undeclared,
+                )
             )
             for fact in facts:
                 resolution = self._resolver.resolve(

@@ -71,8 +71,10 @@ class BedrockLLM:
         self._seed_field = seed_field or SEED_FIELDS.get(_provider(model_id))
         self._structured_output = structured_output
 
-    def extract_facts(self, event: Event, fact_types: Sequence[FactType]) -> list[FactInput]:
-        return facts.extract_facts(self.answer, event, fact_types)
+    def extract_facts(
+        self, event: Event, fact_types: Sequence[FactType], *, allow_undeclared: bool = False
+    ) -> list[FactInput]:
+        return facts.extract_facts(self.answer, event, fact_types, allow_undeclared=allow_undeclared)
 
     def decide(self, current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:
         return facts.decide(self.answer, current, candidate, fact_type)

@@ -1,8 +1,9 @@
 """Fact extraction and verdicts: the rules, prompts and answer models every model-backed LLM
 adapter shares, and the checks its answers go through.
 
-Extraction is grounded: undeclared keys are dropped, and so is a fact whose value or sentence
-holds a figure the event does not contain (the grounding rule forbids estimates). The schemas stay
+Extraction is grounded: a fact whose value or sentence holds a figure the event does not contain
+is dropped (the grounding rule forbids estimates), and so are undeclared keys, unless the tenant
+allows them: then the model may propose keys of its own (`open_keys`). The schemas stay
 constant (declared keys are checked here, not enumerated in the schema), so a server that compiles
 a grammar per schema (Bedrock caches one for 24 hours) compiles one per deployment rather than
 one per change of the fact catalogue.
@@ -21,7 +22,24 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from agentmem.adapters.llm_prompts.answers import Ask, OutputTool, parse
-from agentmem.model.beliefs import Belief, FactInput, FactType, Observation, Verdict
+from agentmem.adapters.llm_prompts.open_keys import (
+    OPEN_EXTRACT_TOOL,
+    OPEN_PROMPT_NOTE,
+    OpenExtraction,
+    OpenModelFact,
+    declared_copy,
+    one_line,
+    proposal_refusal,
+)
+from agentmem.model.beliefs import (
+    Belief,
+    Cardinality,
+    ExtractedFact,
+    FactInput,
+    FactType,
+    Observation,
+    Verdict,
+)
 from agentmem.model.events import Event
 
 logger = logging.getLogger(__name__)
@@ -78,21 +96,31 @@ VERDICT_TOOL = OutputTool(
 )
 
 
-def extract_facts(ask: Ask, event: Event, fact_types: Sequence[FactType]) -> list[FactInput]:
-    """The facts the model finds under the declared keys, each one checked (see `refusal`)."""
+def extract_facts(
+    ask: Ask, event: Event, fact_types: Sequence[FactType], *, allow_undeclared: bool = False
+) -> list[FactInput]:
+    """The facts the model finds, each one checked (see `refusal`): under the declared keys, or
+    also under keys it proposes when the tenant allows undeclared ones (see `open_keys`)."""
     source = source_text(event)
-    if source is None or not fact_types:
+    if source is None or not (fact_types or allow_undeclared):
         return []
-    answer = parse(Extraction, ask("extract facts", extract_prompt(event, source, fact_types), EXTRACT_TOOL))
+    prompt = extract_prompt(event, source, fact_types, open_keys=allow_undeclared)
     declared = {t.key for t in fact_types}
+    found: list[ModelFact | OpenModelFact]
+    if allow_undeclared:
+        # Another spelling of a declared key is that key, never a new one beside it.
+        found = [
+            f.model_copy(update={"key": declared_copy(f.key, declared) or f.key})
+            for f in parse(OpenExtraction, ask("extract facts", prompt, OPEN_EXTRACT_TOOL)).facts
+        ]
+    else:
+        found = list(parse(Extraction, ask("extract facts", prompt, EXTRACT_TOOL)).facts)
     facts: list[FactInput] = []
-    for fact in answer.facts:
-        problem = refusal(fact, declared, source, event.subject_id)
+    for fact in found:
+        problem = refusal(fact, declared, source, event.subject_id, open_keys=allow_undeclared)
         if problem is None:
             try:
-                facts.append(
-                    FactInput(key=fact.key, text=fact.text.strip(), value=fact.value.strip() or None)
-                )
+                facts.append(_fact_input(fact, declared))
                 continue
             except ValidationError:
                 problem = "out of bounds"
@@ -100,6 +128,17 @@ def extract_facts(ask: Ask, event: Event, fact_types: Sequence[FactType]) -> lis
             "model fact dropped", extra={"key": fact.key, "event_id": event.event_id, "why": problem}
         )
     return facts
+
+
+def _fact_input(fact: ModelFact | OpenModelFact, declared: set[str]) -> FactInput:
+    """A declared key's fact as a plain FactInput (its declaration decides the rest); a proposed
+    key's as an ExtractedFact with the cardinality and description the resolver needs."""
+    fields = {"key": fact.key, "text": fact.text.strip(), "value": fact.value.strip() or None}
+    if fact.key in declared or not isinstance(fact, OpenModelFact):
+        return FactInput(**fields)
+    return ExtractedFact(
+        **fields, cardinality=Cardinality(fact.cardinality), description=one_line(fact.description)
+    )
 
 
 def decide(ask: Ask, current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:
@@ -121,14 +160,19 @@ def source_text(event: Event) -> str | None:
     return None
 
 
-def extract_prompt(event: Event, source: str, fact_types: Sequence[FactType]) -> str:
-    keys = "\n".join(
-        f"- {t.key} ({t.cardinality.value}-valued)" + (f": {t.description}" if t.description else "")
-        for t in fact_types
+def extract_prompt(
+    event: Event, source: str, fact_types: Sequence[FactType], *, open_keys: bool = False
+) -> str:
+    keys = (
+        "\n".join(
+            f"- {t.key} ({t.cardinality.value}-valued)" + (f": {t.description}" if t.description else "")
+            for t in fact_types
+        )
+        or "(none)"
     )
-    note = ""
+    note = OPEN_PROMPT_NOTE if open_keys else ""
     if event.content is None:
-        note = "Only a preview of this event is available; use nothing beyond it.\n"
+        note += "Only a preview of this event is available; use nothing beyond it.\n"
     return (
         f"Subject: {event.subject_id}\nDeclared fact keys:\n{keys}\n\n"
         f"Event from agent {event.agent} ({event.kind}, {event.media_type}):\n{note}"
@@ -144,12 +188,24 @@ def verdict_prompt(current: Belief, candidate: Observation, fact_type: FactType)
     )
 
 
-def refusal(fact: ModelFact, declared: set[str], source: str, subject_id: str) -> str | None:
+def refusal(
+    fact: ModelFact | OpenModelFact,
+    declared: set[str],
+    source: str,
+    subject_id: str,
+    *,
+    open_keys: bool = False,
+) -> str | None:
     """Why a model fact must not be stored, or None when it may. The sentence is checked as well
     as the value: it is what a reader is shown and what is embedded, so an estimate written into
-    it ("earns about $150k") would reach readers as much as one in the value would."""
+    it ("earns about $150k") would reach readers as much as one in the value would. With
+    `open_keys`, an undeclared key must be a well-formed proposal (`open_keys.proposal_refusal`)."""
     if fact.key not in declared:
-        return "undeclared key"
+        if not open_keys:
+            return "undeclared key"
+        problem = proposal_refusal(fact.key, fact.value, source)
+        if problem is not None:
+            return problem
     if not figures_grounded(fact.value, source):
         return "a figure the event does not contain"
     if not figures_grounded(fact.text, f"{source} {subject_id} {fact.key}"):

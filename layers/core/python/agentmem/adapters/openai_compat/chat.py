@@ -69,8 +69,10 @@ class OpenAICompatLLM:
         self.structured_output: StructuredOutput = structured_output
         """How answers are bound to their schema; learnt on the first refusal, kept after."""
 
-    def extract_facts(self, event: Event, fact_types: Sequence[FactType]) -> list[FactInput]:
-        return facts.extract_facts(self.answer, event, fact_types)
+    def extract_facts(
+        self, event: Event, fact_types: Sequence[FactType], *, allow_undeclared: bool = False
+    ) -> list[FactInput]:
+        return facts.extract_facts(self.answer, event, fact_types, allow_undeclared=allow_undeclared)
 
     def decide(self, current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:
         return facts.decide(self.answer, current, candidate, fact_type)

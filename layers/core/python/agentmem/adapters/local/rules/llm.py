@@ -40,7 +40,12 @@ MAX_VALUE_CHARS = 200
 class RulesLLM:
     """Deterministic extraction, verdicts and key decisions; the local default."""
 
-    def extract_facts(self, event: Event, fact_types: Sequence[FactType]) -> list[FactInput]:
+    def extract_facts(
+        self, event: Event, fact_types: Sequence[FactType], *, allow_undeclared: bool = False
+    ) -> list[FactInput]:
+        # The rules propose undeclared keys either way: the key resolver maps a proposal onto a
+        # declared key ("my home city" onto `city`) even when the tenant refuses new keys.
+        del allow_undeclared
         declared = {t.key: t for t in fact_types}
         found: list[Found] = []
         if isinstance(event.content, dict):
