@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from conversation_gen import Subject, generate
+from project import TimedEmbedder
 from report import bar, environment, print_table
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
@@ -53,38 +54,13 @@ INLINE, BEHIND = "passages, vectors in-line (before)", "passages, vectors behind
 SETUPS = ("beliefs only", INLINE, BEHIND)
 
 
-class RecordingEmbedder:
-    """Passes through, keeping each text it was asked for and the time spent."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self._inner = inner
-        self.texts: list[str] = []
-        self.seconds = 0.0
-
-    @property
-    def model_id(self) -> str:
-        return self._inner.model_id
-
-    @property
-    def dimensions(self) -> int:
-        return self._inner.dimensions
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        start = time.perf_counter()
-        try:
-            return self._inner.embed(texts)
-        finally:
-            self.seconds += time.perf_counter() - start
-            self.texts.extend(texts)
-
-
 def drain_once(subjects: Sequence[Subject], setup: str, embedder: Embedder) -> dict[str, Any]:
     """A fresh data dir, every turn appended, one timed drain of the projector worker (its
     rounds embed no passage: the lane is timed apart), then the vector lane until done."""
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-project-passages-") as tmp:
         services = bootstrap(Settings(data_dir=Path(tmp)))
         semantic = services.semantic
-        recorder = RecordingEmbedder(embedder)
+        recorder = TimedEmbedder(embedder)
         semantic.embedder = recorder  # the projector takes the service's embedder
         if setup == "beliefs only":
             semantic.passages = None
