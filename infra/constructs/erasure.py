@@ -12,7 +12,6 @@ and after `MAX_RECEIVES` attempts to a dead-letter queue watched by an alarm."""
 from __future__ import annotations
 
 import aws_cdk as cdk
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
@@ -21,6 +20,7 @@ from infra.config import TenantConfig
 from infra.constructs.api import Api
 from infra.constructs.functions import AgentmemFunction
 from infra.constructs.layers import Layers
+from infra.constructs.monitoring import dead_letter_alarm
 from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, logical_ref
@@ -95,18 +95,9 @@ class ErasureFunction(Construct):
             sources.SqsEventSource(self.queue, batch_size=1, report_batch_item_failures=True)
         )
         self.methods = api.add_routes(self.function.function, function_routes("erasure"))
-        self.dead_letter_alarm = cloudwatch.Alarm(
+        self.dead_letter_alarm = dead_letter_alarm(
             self,
-            "DeadLettersAlarm",
-            alarm_description=(
-                f"agentmem {config.tenant}: an erasure did not finish after {MAX_RECEIVES} attempts. "
-                "GET /v1/erasures/{id} names the tier that failed; DELETE the subject again once it is fixed."
-            ),
-            metric=self.dead_letters.metric_approximate_number_of_messages_visible(
-                period=cdk.Duration.minutes(5), statistic=cloudwatch.Stats.MAXIMUM
-            ),
-            threshold=0,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=1,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            self.dead_letters,
+            f"agentmem {config.tenant}: an erasure did not finish after {MAX_RECEIVES} attempts. "
+            "GET /v1/erasures/{id} names the tier that failed; DELETE the subject again once it is fixed.",
         )

@@ -25,6 +25,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_opensearchservice as opensearch
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra.config import TenantConfig
@@ -39,6 +40,23 @@ API_P99_LATENCY_MS = 10_000
 # for three minutes (the next step is a node falling over with an out-of-memory error).
 FREE_STORAGE_FRACTION = 0.25
 JVM_PRESSURE_PERCENT = 95
+
+
+def dead_letter_alarm(scope: Construct, queue: sqs.IQueue, description: str) -> cloudwatch.Alarm:
+    """Any visible message in a dead-letter queue: work given up on. Built by the construct that owns
+    the queue (projector, erasure); `Monitoring.notify` points it at the topic."""
+    return cloudwatch.Alarm(
+        scope,
+        "DeadLettersAlarm",
+        alarm_description=description,
+        metric=queue.metric_approximate_number_of_messages_visible(
+            period=cdk.Duration.minutes(5), statistic=cloudwatch.Stats.MAXIMUM
+        ),
+        threshold=0,
+        comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluation_periods=1,
+        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+    )
 
 
 class Monitoring(Construct):

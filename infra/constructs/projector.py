@@ -24,6 +24,7 @@ from infra.config import TenantConfig
 from infra.constructs.bedrock import BedrockModels
 from infra.constructs.functions import AgentmemFunction
 from infra.constructs.layers import Layers
+from infra.constructs.monitoring import dead_letter_alarm
 from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge
@@ -153,18 +154,9 @@ class Projector(Construct):
         )
 
     def _build_dead_letter_alarm(self) -> cloudwatch.Alarm:
-        return cloudwatch.Alarm(
+        return dead_letter_alarm(
             self,
-            "DeadLettersAlarm",
-            alarm_description=(
-                f"agentmem {self._config.tenant}: stream records the projector gave up on. Each message "
-                "names a shard and sequence range; those events are in the log but not in the belief index."
-            ),
-            metric=self.dead_letters.metric_approximate_number_of_messages_visible(
-                period=cdk.Duration.minutes(5), statistic=cloudwatch.Stats.MAXIMUM
-            ),
-            threshold=0,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=1,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            self.dead_letters,
+            f"agentmem {self._config.tenant}: stream records the projector gave up on. Each message "
+            "names a shard and sequence range; those events are in the log but not in the belief index.",
         )
