@@ -89,6 +89,16 @@ COUNT_STOP = words(
 KEY_MODIFIERS = words("new current present latest actual")
 """Dropped from an attribute when it becomes a key: "my new address" is "address"."""
 
+DIETS = words(
+    "vegan vegetarian pescatarian pescetarian flexitarian keto paleo halal kosher gluten-free "
+    "dairy-free lactose-free plant-based low-carb"
+)
+"""Diets a person keeps ("I'm vegan", "I eat halal"): read as `diet` only after the subject."""
+PARTNERS = words("partner spouse wife husband boyfriend girlfriend fiance fiancee fiancé fiancée")
+"""Relations a person has one of at a time: "my partner Sam", "my wife's name is Ana"."""
+PEOPLE = RELATION_NOUNS - words("dog cat pet puppy kitten") - PARTNERS
+"""A thing called by name ("a terrier called Biscuit") is the subject's, unless it is a person."""
+
 NUMBER_WORDS = {
     w: n
     for n, w in enumerate(

@@ -84,8 +84,17 @@ def age(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
     unit = re.match(r"\s*(?:(?:years?|yrs?)(?:\s+old)?|y/?o)\b", rest)
     tail = rest[unit.end() :] if unit else rest
     n = m.get("n") or "0"
-    if 0 < int(n) <= 120 and ENDS.match(tail):
+    # "I turned 34 in March": a time word may close the clause; "I'm 30 minutes late" may not.
+    if 0 < int(n) <= 120 and (ENDS.match(tail) or not values.tail_words(tail)):
         yield Found(start, "age", n, f"{ctx.name} is {n} years old.", description="The subject's age.")
+
+
+def diet(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
+    kind = (m.get("diet") or "").casefold()
+    after = values.tail_words(rest)
+    # "I'm vegan", "I eat vegan at home"; but "vegan cheese", "vegetarian restaurants" name no diet
+    if kind and (not after or after[0].casefold() in PREPOSITIONS | {"food", "mostly", "diet"}):
+        yield Found(start, "diet", kind, f"{ctx.name} eats {kind}.", description="The diet the subject follows.")
 
 
 def marital(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
@@ -157,7 +166,7 @@ def activity(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
         "to",
     }:
         return
-    if not words[0].islower() or first in {"working", "work", "job"}:
+    if not words[0].islower() or first in {"working", "work", "job", "being"}:
         return
     cut = next((i for i, w in enumerate(words) if i and w.casefold() in PREPOSITIONS), len(words))
     act = values.trim(" ".join(words[: min(cut, 4)]))

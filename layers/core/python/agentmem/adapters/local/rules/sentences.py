@@ -1,14 +1,16 @@
 """Sentences, and whether a statement inside one states a current fact.
 
 A statement counts only when its sentence is no question, nothing before it in the sentence makes
-it hypothetical, reported or negated, and its subject opens its clause (after the sentence start,
-a comma, a colon, a semicolon or a dash, and at most a few discourse words such as "so", "btw")."""
+it hypothetical or reported, no negation in its own clause precedes it, and its subject opens its
+clause (after the sentence start, a comma, a colon, a semicolon or a dash, and at most a few
+discourse words such as "so", "btw"). A negated clause before it is a correction's first half
+("I'm not 33, I'm 34"), not a negation of it."""
 
 from __future__ import annotations
 
 import re
 
-from agentmem.adapters.local.rules.lexicon import DISCOURSE, HYPOTHETICAL, NEGATORS, QUESTION_OPENERS
+from agentmem.adapters.local.rules.lexicon import DISCOURSE, HYPOTHETICAL, QUESTION_OPENERS
 
 QUOTED = re.compile(r"\"[^\"\n]*\"|\u201c[^\u201d\n]*\u201d")
 ABBREVIATIONS = (
@@ -67,8 +69,9 @@ def is_question(sentence: str) -> bool:
 def states(sentence: str, start: int) -> bool:
     """Whether the statement whose subject begins at `start` states a fact as current."""
     before = PHRASES.sub(" ", sentence[:start])
-    words = [w.casefold() for w in WORD.findall(before)]
-    if any(w in HYPOTHETICAL or w in NEGATORS for w in words):
+    if any(w.casefold() in HYPOTHETICAL for w in WORD.findall(before)):
         return False
+    # A negation reaches to the end of its own clause only: "I don't work for Acme, I work for
+    # Globex" and "No, I live in Krakow" state the second clause; "I never said I live in" nothing.
     clause = CLAUSE_BOUNDARY.split(before)[-1]
     return all(w.casefold() in DISCOURSE for w in WORD.findall(clause))

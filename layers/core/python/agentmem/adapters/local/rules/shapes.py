@@ -12,14 +12,14 @@ from functools import lru_cache
 
 from agentmem.adapters.local.rules import readers
 from agentmem.adapters.local.rules.found import ADV, Context, Found
-from agentmem.adapters.local.rules.lexicon import NUMBER_WORDS
+from agentmem.adapters.local.rules.lexicon import DIETS, NUMBER_WORDS
 from agentmem.adapters.local.rules.readers import Groups
 
-BE1, BE3 = r"(?:'m|\s+am)", r"\s+is"
+BE1, BE3, BE_WE = r"(?:'m|\s+am)", r"\s+is", r"(?:'re|\s+are)"
 PERFECT1, PERFECT3 = r"(?:'ve|\s+have)?", r"(?:\s+has)?"
 NUMBER = r"\d[\d,]*|" + "|".join(NUMBER_WORDS) + "|no"
 COUNT_TAIL = re.compile(
-    r"\s*(?:$|[.!?;,]|\s(?:and|but|or|now|anymore|too|already|still|today|at|in|who|which|that|with|from)\b)",
+    r"\s*(?:$|[.!?;,(]|\s(?:and|but|or|now|anymore|too|already|still|today|at|in|who|which|that|with|from)\b)",
     re.I,
 )
 Reader = Callable[[Context, Groups, str, int], Iterator[Found]]
@@ -30,6 +30,7 @@ class Shape:
     first: tuple[str, ...]  # the verb as it follows "I", one pattern per form
     third: tuple[str, ...]  # the verb as it follows "Priya"
     read: Reader  # (context, the match's groups, the sentence after the match, subject start) -> facts
+    we: tuple[str, ...] = ()  # the verb as it follows "we", for a fact of the user's household
 
 
 LIKE = r"(?P<verb>like|love|enjoy|prefer|adore|hate|dislike|detest|loathe|can't stand|cannot stand)"
@@ -42,23 +43,40 @@ STATUS = r"(?P<status>married|single|divorced|engaged|widowed|separated)\b"
 JOB = r"\s+(?:started|got|began|landed)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?P<at>at|with)\s+"
 STARTED = r"(?:started|began)\s+working"
 CHANGE = r"(?P<verb>started|stopped|quit|gave up|took up)\s+"
+# A capitalised name that a change leaves behind: "from Porto to", "left Acme and".
+OLD = r"(?-i:(?:the\s+)?[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|of|de|&))*)(?:,\s+(?-i:[A-Z][\w.'-]*))?"
+FROM_TO = rf"\s+(?:back\s+)?from\s+{OLD}\s+to\s+"
+MOVED = r"(?:moved|relocated)"
+LEFT_FOR = rf"\s+(?:left|quit)\s+{OLD}\s*,?\s+(?:and|to)\s+(?:then\s+)?(?:joined|join|started\s+at|start\s+at|went\s+to)\s+"
+JOBS_FROM_TO = rf"\s+(?:changed|switched)\s+(?:jobs|employers|companies)\s*,?\s+from\s+{OLD}\s+to\s+"
+DIET = rf"(?P<diet>{'|'.join(sorted(DIETS, key=len, reverse=True))})(?![\w-])"
+ANY_DIET = DIET.replace("?P<diet>", "")
+DIET_FROM = rf"\s+(?:switched|changed|moved|went|gone)\s+(?:over\s+)?from\s+(?:being\s+)?(?:an?\s+)?{ANY_DIET}\s+to\s+(?:being\s+)?(?:an?\s+)?"
 # Each shape: its verb forms after "I", its verb forms after "Priya", and its reader. A form is
 # one pattern (group names may repeat across forms, not within one).
 SHAPES = (
     Shape(
-        (rf"{PERFECT1}{ADV}\s+(?:live|reside|moved|relocated)\s+(?:in|to)\s+",
+        (rf"{PERFECT1}{ADV}\s+(?:live|reside|{MOVED})\s+(?:in|to)\s+",
          rf"{BE1}{ADV}\s+(?:living|based|staying)\s+in\s+",
-         rf"(?:'ve|\s+have){ADV}\s+(?:been\s+living|lived)\s+in\s+"),
-        (rf"{PERFECT3}{ADV}\s+(?:lives|resides|moved|relocated)\s+(?:in|to)\s+",
+         rf"(?:'ve|\s+have){ADV}\s+(?:been\s+living|lived)\s+in\s+",
+         rf"{PERFECT1}{ADV}\s+{MOVED}{FROM_TO}"),
+        (rf"{PERFECT3}{ADV}\s+(?:lives|resides|{MOVED})\s+(?:in|to)\s+",
          rf"{BE3}{ADV}\s+(?:living|based|staying)\s+in\s+",
-         rf"\s+has{ADV}\s+(?:been\s+living|lived)\s+in\s+"),
+         rf"\s+has{ADV}\s+(?:been\s+living|lived)\s+in\s+",
+         rf"{PERFECT3}{ADV}\s+{MOVED}{FROM_TO}"),
         readers.residence,
+        (rf"{PERFECT1}{ADV}\s+(?:live|reside|{MOVED})\s+(?:in|to)\s+",
+         rf"{BE_WE}{ADV}\s+(?:living|based|staying)\s+in\s+",
+         rf"(?:'ve|\s+have){ADV}\s+(?:been\s+living|lived)\s+in\s+",
+         rf"{PERFECT1}{ADV}\s+{MOVED}{FROM_TO}"),
     ),
     Shape(
         (rf"{ADV}\s+(?:work|{STARTED}|(?:'m|\s+am)\s+working)\s+(?P<prep>at|for)\s+", ADV + JOB,
-         rf"{ADV}\s+joined\s+"),
+         rf"{PERFECT1}{ADV}\s+(?:joined|started\s+at)\s+", rf"{BE1}{ADV}\s+employed\s+(?P<prep>at|by)\s+",
+         PERFECT1 + ADV + LEFT_FOR, PERFECT1 + ADV + JOBS_FROM_TO),
         (rf"{ADV}\s+(?:works|{STARTED}|is\s+working)\s+(?P<prep>at|for)\s+", ADV + JOB,
-         rf"{ADV}\s+joined\s+"),
+         rf"{PERFECT3}{ADV}\s+(?:joined|started\s+at)\s+", rf"{BE3}{ADV}\s+employed\s+(?P<prep>at|by)\s+",
+         PERFECT3 + ADV + LEFT_FOR, PERFECT3 + ADV + JOBS_FROM_TO),
         readers.employer,
     ),
     Shape(
@@ -72,9 +90,16 @@ SHAPES = (
         readers.identity,
     ),
     Shape(
-        (rf"{BE1}\s+(?P<n>\d{{1,3}})\b", rf"{ADV}\s+turned\s+(?P<n>\d{{1,3}})\b"),
-        (rf"{BE3}\s+(?P<n>\d{{1,3}})\b", rf"{ADV}\s+turned\s+(?P<n>\d{{1,3}})\b"),
+        (rf"{BE1}{ADV}\s+(?P<n>\d{{1,3}})\b", rf"{PERFECT1}{ADV}\s+turned\s+(?P<n>\d{{1,3}})\b"),
+        (rf"{BE3}{ADV}\s+(?P<n>\d{{1,3}})\b", rf"{PERFECT3}{ADV}\s+turned\s+(?P<n>\d{{1,3}})\b"),
         readers.age,
+    ),
+    Shape(
+        (rf"{BE1}{ADV}\s+{DIET}", rf"{ADV}\s+eat\s+{DIET}", rf"{ADV}\s+(?:follow|keep|eat)\s+an?\s+{DIET}\s+diet\b",
+         rf"{BE1}{ADV}\s+on\s+an?\s+{DIET}\s+diet\b", PERFECT1 + ADV + DIET_FROM + DIET),
+        (rf"{BE3}{ADV}\s+{DIET}", rf"{ADV}\s+eats\s+{DIET}", rf"{ADV}\s+(?:follows|keeps|eats)\s+an?\s+{DIET}\s+diet\b",
+         rf"{BE3}{ADV}\s+on\s+an?\s+{DIET}\s+diet\b", PERFECT3 + ADV + DIET_FROM + DIET),
+        readers.diet,
     ),
     Shape(
         (rf"{BE1}{ADV}\s+{STATUS}", rf"{ADV}\s+got\s+{STATUS}"),
@@ -89,9 +114,10 @@ SHAPES = (
         readers.preference,
     ),
     Shape(
-        (rf"(?:'ve\s+got|'ve|\s+have\s+got|\s+have|\s+own){ADV}\s+{COUNTED}",),
-        (rf"(?:\s+has\s+got|\s+has|\s+owns){ADV}\s+{COUNTED}",),
+        (rf"{ADV}(?:'ve\s+got|'ve|\s+have\s+got|\s+have|\s+own){ADV}\s+{COUNTED}",),
+        (rf"{ADV}(?:\s+has\s+got|\s+has|\s+owns){ADV}\s+{COUNTED}",),
         readers.counted,
+        (rf"(?:'ve\s+got|'ve|\s+have\s+got|\s+have|\s+own){ADV}\s+{COUNTED}",),
     ),
     Shape((rf"{PERFECT1}{ADV}\s+{CHANGE}",), (rf"{PERFECT3}{ADV}\s+{CHANGE}",), readers.activity),
     Shape(
@@ -104,16 +130,16 @@ SHAPES = (
     Shape((r"\s+was\s+born\s+in\s+",), (r"\s+was\s+born\s+in\s+",), readers.birth),
     Shape((rf"{BE1}\s+allergic\s+to\s+",), (rf"{BE3}\s+allergic\s+to\s+",), readers.allergy),
 )  # fmt: skip
+WE = r"\b[Ww]e\b"
 CALL_ME = re.compile(r"(?:^|(?<=[,;:]\s))(?P<subj>call\s+me)\s+", re.I)
 
 
 @lru_cache(maxsize=256)
 def _compiled(subject: str, first_person: bool) -> tuple[tuple[Shape, re.Pattern[str]], ...]:
-    return tuple(
-        (shape, re.compile(rf"(?P<subj>{subject})(?:{form})", re.I))
-        for shape in SHAPES
-        for form in (shape.first if first_person else shape.third)
-    )
+    forms = [(shape, subject, form) for shape in SHAPES for form in (shape.first if first_person else shape.third)]
+    if first_person:  # "we" in the user's own words: the user's household
+        forms += [(shape, WE, form) for shape in SHAPES for form in shape.we]
+    return tuple((shape, re.compile(rf"(?P<subj>{subj})(?:{form})", re.I)) for shape, subj, form in forms)
 
 
 def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Iterator[Found]:

@@ -35,7 +35,8 @@ TRAILING = re.compile(
     rf"in (?:\d{{4}}|{MONTHS}|{SEASONS}|the {SEASONS})|"
     r"since \w+|for (?:\d+|a few|several|many|two|three|four|five|ten) \w+|"
     r"(?:a|one|two|three|four|five|six|\d+|a few|several) (?:days?|weeks?|months?|years?) ago|"
-    r"a while ago|someday|one day|for work|for school))+$",
+    r"a while ago|someday|one day|for work|for school|yesterday|(?:this|last) weekend|"
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend)))+$",
     re.IGNORECASE,
 )
 LEADING = re.compile(
@@ -61,6 +62,12 @@ def trim(value: str) -> str:
         previous = value
         value = LEADING.sub("", TRAILING.sub("", value)).strip(" ,")
     return value[:MAX_VALUE_CHARS].rstrip()
+
+
+def tail_words(rest: str) -> list[str]:
+    """The words left in `rest`'s clause once time words and hedges are trimmed: none for
+    " in March." or " this year", ["minutes", "late"] for " minutes late"."""
+    return trim(TRAILING.sub("", " " + clause(rest).strip())).split()
 
 
 def words_of(value: str) -> list[str]:
