@@ -169,10 +169,11 @@ def test_figures_are_never_invented() -> None:
                 assert run in source, (content, f)
 
 
-def test_key_value_lines_are_read_for_declared_keys_only() -> None:
-    """An agent's "Summary: ..." or "Source: ..." line is no fact about the subject."""
-    facts = RulesLLM().extract_facts(event("Employer: Acme\nCity: Austin"), [FactType(key="city")])
-    assert [f.key for f in facts] == ["city"]
+def test_key_value_lines_of_an_agents_note_are_read_but_its_headings_are_not() -> None:
+    """An agent's "Summary: ..." or "Source: ..." line is no fact about the subject; "Employer:
+    Acme" in its profile note is one, under the label's key, declared or not."""
+    note = "Employer: Acme\nCity: Austin\nSummary: discussed the budget\nSource: call transcript"
+    assert extract(note, [FactType(key="city")]) == [("employer", "Acme"), ("city", "Austin")]
 
 
 def test_blob_and_array_content_yield_nothing() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from agentmem.adapters.local.rules import values
+from agentmem.adapters.local.rules import labels, values
 from agentmem.adapters.local.rules.found import Context, Found, key_of
 from agentmem.adapters.local.rules.lexicon import (
     DISCOURSE_NOUNS,
@@ -26,7 +26,16 @@ from agentmem.adapters.local.rules.lexicon import (
 from agentmem.model.beliefs import Cardinality, FactType
 
 ATTRIBUTE = r"(?P<attr>[a-z][\w-]*(?:\s+[a-z][\w'-]*){0,3}?)"
-COPULA = r"\s+(?P<verb>is|are|has\s+changed\s+to|changed\s+to|has\s+become)\s+"
+# The old value of a change ("changed from Thai to Mexican", "went up from $4,250 to"): a few words.
+FROM = r"(?:\s+from\s+\S+(?:\s+\S+){0,3}?)"
+RAISED = r"(?:raised|increased|cut|reduced|lowered|upped|bumped\s+up|dropped)"
+COPULA = (
+    r"\s+(?P<verb>is|are|has\s+changed\s+to|changed\s+to|has\s+become|"
+    rf"(?:has\s+)?changed{FROM}\s+to|went(?:\s+(?:up|down))?{FROM}?\s+to|"
+    rf"(?:has\s+)?(?:gone|risen|fallen|dropped|grown)(?:\s+(?:up|down))?{FROM}?\s+to|"
+    rf"(?:rose|fell|increased|decreased|grew){FROM}?\s+to|"
+    rf"(?:(?:was|has\s+been|got)\s+)?{RAISED}{FROM}?\s+to)\s+"
+)
 VERBS = words(
     "is are was were has have had do does did said says think thinks told know feel guess will would"
 )
@@ -41,7 +50,8 @@ LINE = re.compile(
 @lru_cache(maxsize=256)
 def _patterns(third: str, first_person: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
     # In the subject's own voice "her" is someone else; in an agent's it may be the subject.
-    owners = [r"\bmy", rf"{third}'s?"] if first_person else [rf"{third}'s?", r"\b(?:her|his|their)"]
+    # "our" in the user's own words is the user's household ("our travel budget is ...").
+    owners = [r"\bmy", r"\bour", rf"{third}'s?"] if first_person else [rf"{third}'s?", r"\b(?:her|his|their)"]
     possessive = re.compile(rf"(?P<subj>{'|'.join(owners)})\s+{ATTRIBUTE}(?:{COPULA})", re.I)
     of = re.compile(rf"(?P<subj>\bthe)\s+{ATTRIBUTE}\s+of\s+(?:{third})\s+(?P<verb>is|are)\s+", re.I)
     return possessive, of
@@ -97,11 +107,17 @@ def sentence_for(name: str, noun: str, value: str, cardinality: Cardinality) -> 
 
 
 def lines(ctx: Context, text: str) -> Iterator[tuple[int, FactType, str]]:
-    """`key: value` and `key = value` lines (or sentences) of declared keys: (position, type, value)."""
+    """`key: value` and `key = value` lines (or sentences): (position, type, value). A declared key
+    in any voice; an undeclared label only in an agent's note, as `labels` guards it."""
     for m in LINE.finditer(text):
+        value = m.group("value")
+        if values.clause(value).rstrip().endswith("?") or labels.is_personal(values.clause(value)):
+            continue
         fact_type = ctx.declared_type(m.group("name"))
-        if fact_type is not None and not values.clause(m.group("value")).rstrip().endswith("?"):
-            yield m.start("name"), fact_type, m.group("value")
+        if fact_type is not None:
+            yield m.start("name"), fact_type, value
+        elif not ctx.first_person and labels.fits(value) and (key := labels.key(m.group("name"))):
+            yield m.start("name"), FactType(key=key), values.trim(values.clause(value))
 
 
 def from_object(content: dict[str, Any], ctx: Context) -> Iterator[tuple[FactType, str]]:

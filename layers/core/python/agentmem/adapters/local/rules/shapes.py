@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentmem.adapters.local.rules import readers
+from agentmem.adapters.local.rules import changes, named, readers
 from agentmem.adapters.local.rules.found import ADV, Context, Found
 from agentmem.adapters.local.rules.lexicon import DIETS, NUMBER_WORDS
 from agentmem.adapters.local.rules.readers import Groups
@@ -149,6 +149,8 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
             for m in pattern.finditer(sentence):
                 if states(sentence, m.start("subj")):
                     yield from shape.read(ctx, m.groupdict(), sentence[m.end() :], m.start("subj"))
+    yield from named.find(ctx, sentence, states)
+    yield from changes.find(ctx, sentence, states)
     if ctx.first_person:
         for m in CALL_ME.finditer(sentence):
             if states(sentence, m.start("subj")):
