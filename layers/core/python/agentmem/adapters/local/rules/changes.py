@@ -11,13 +11,15 @@ Monday to Friday" state nothing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from functools import lru_cache
 
 from agentmem.adapters.local.rules import values
 from agentmem.adapters.local.rules.found import ADV, Context, Found, key_of
 from agentmem.adapters.local.rules.lexicon import KEY_MODIFIERS, PREPOSITIONS, PRONOUNS
 from agentmem.adapters.local.rules.possessive import VERBS
+from agentmem.adapters.local.rules.verdict_lexicon import CHANGE, CORRECTION
 
 VERB = r"(?P<verb>raised|increased|cut|reduced|lowered|upped|bumped\s+up|changed|switched|moved)"
 ATTRIBUTE = r"(?P<attr>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
@@ -52,3 +54,17 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
             noun = " ".join(words)
             yield Found(m.start("subj"), key, value, f"{ctx.name}'s {noun} is {value}.",
                         description=f"The subject's {noun}.")  # fmt: skip
+
+
+TOLD = re.compile(rf"{CHANGE.pattern}|{CORRECTION.pattern}|\b(?:not|no|never)\b|n't\b", re.I)
+MAX_TEXT_CHARS = 300
+
+
+def told(sentence: str, found: Iterable[Found]) -> Iterator[Found]:
+    """A fact stated as a change or a correction keeps its own sentence as its text ("We moved
+    from Porto to Lisbon."): it tells the reader what changed, and tells the verdict whether the
+    old value was superseded (UPDATE) or denied (CONFLICT). Any other fact keeps its plain
+    sentence ("Maya lives in Lisbon.")."""
+    marked = bool(TOLD.search(sentence)) and len(sentence) <= MAX_TEXT_CHARS
+    for f in found:
+        yield replace(f, text=sentence) if marked else f

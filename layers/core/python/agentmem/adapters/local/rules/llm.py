@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from pydantic import ValidationError
 
-from agentmem.adapters.local.rules import keys, possessive, shapes, verdict
+from agentmem.adapters.local.rules import changes, keys, possessive, shapes, verdict
 from agentmem.adapters.local.rules.found import Context, Found
 from agentmem.adapters.local.rules.sentences import is_question, mask_quotes, split, states
 from agentmem.adapters.local.rules.verdict_lexicon import stem
@@ -60,7 +60,7 @@ class RulesLLM:
             ctx = Context(event.subject_id, passage.first_person, declared)
             for sentence in split(mask_quotes(passage.text)):
                 if not is_question(sentence):
-                    found += sorted(_statements(ctx, sentence), key=lambda f: f.start)
+                    found += sorted(changes.told(sentence, _statements(ctx, sentence)), key=lambda f: f.start)
         return _facts(found, declared)
 
     def decide(self, current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from agentmem.adapters.local.rules.lexicon import NUMBER_WORDS
 from agentmem.adapters.local.rules.verdict_lexicon import (
+    CHANGE,
     COMPANY_SUFFIXES,
+    CORRECTION,
     FILLER,
     NEGATING_PREFIXES,
     NEGATORS,
@@ -29,6 +31,7 @@ from agentmem.model.beliefs import Verdict
 from agentmem.model.beliefs import normalise_value as normalise
 
 JACCARD_RELATED = 0.5
+NEGATION_REACH = 4  # "I don't work for Acme": the denied value within four words of its negator
 # A figure: optional currency, digits with thousands commas and decimals, an optional k/m/bn
 # multiplier and an optional %. The lookbehind keeps "v2" and "1.5" from matching mid-token.
 FIGURE = re.compile(
@@ -40,6 +43,9 @@ REVERSAL = re.compile(
     r"\b(?:no longer|not any ?more|any ?more|changed (?:my|her|his|their) mind|change of heart|"
     r"changed (?:my|her|his|their) opinion|on second thought|not anymore|gave up|stopped|quit)\b",
     re.IGNORECASE,
+)
+MIND_CHANGE = re.compile(
+    r"\b(?:changed (?:my|her|his|their|our) (?:mind|opinion)|change of heart|on second thought)\b", re.I
 )
 ZERO_COUNT = re.compile(r"\b(?:no|none)\b")
 DOTTED = re.compile(r"\b(?:[a-z]\.){2,}")  # "d.c." is "dc"
@@ -146,14 +152,33 @@ def decide(
     old, new = read(old_value, ignore, zero_counts=counts), read(new_value, ignore, zero_counts=counts)
     if _contradicts(old, new):
         return Verdict.CONFLICT
-    reversal = REVERSAL.search(f"{new_value} {new_text}")
-    if reversal and not REVERSAL.search(f"{old_value} {old_text}"):
-        return Verdict.CONFLICT  # "changed her mind", "no longer": the writer says it reverses
+    if CORRECTION.search(new_text) and not CORRECTION.search(old_text):
+        return Verdict.CONFLICT  # "that's wrong", "correction:", "I never lived in": the old was false
+    if MIND_CHANGE.search(f"{new_value} {new_text}") and not MIND_CHANGE.search(f"{old_value} {old_text}"):
+        return Verdict.CONFLICT
+    if not CHANGE.search(new_text):  # "moved", "switched", "now", "(was X)": the world changed
+        if negates(new_text, old.core - new.core):
+            return Verdict.CONFLICT  # "I'm not vegetarian, I'm vegan": the old value denied
+        reversal = REVERSAL.search(f"{new_value} {new_text}")
+        if reversal and not REVERSAL.search(f"{old_value} {old_text}"):
+            return Verdict.CONFLICT  # "no longer", "gave up": the writer says it reverses
     if old.figures == new.figures and (
         (old.core == new.core and old.strength == new.strength) or _acronym(old, new) or _acronym(new, old)
     ):
         return Verdict.SAME
     return Verdict.UPDATE  # a figure moved; narrower, more detailed, stronger, or a new value
+
+
+def negates(text: str, old_core: frozenset[str]) -> bool:
+    """Whether `text` denies the old value: a negator with one of the old value's own words (those
+    the new value lacks) close behind ("not Porto", "I don't work for Acme")."""
+    tokens = normalise(text).replace(".", " ").split()
+    for i, token in enumerate(tokens):
+        if token in NEGATORS or token == "never":
+            following = tokens[i + 1 : i + 1 + NEGATION_REACH]
+            if any(SYNONYM_STEMS.get(stem(t), stem(t)) in old_core or stem(t) in old_core for t in following):
+                return True
+    return False
 
 
 def _contradicts(old: Reading, new: Reading) -> bool:

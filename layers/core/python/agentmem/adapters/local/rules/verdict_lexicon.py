@@ -3,6 +3,8 @@ a few synonyms, filler words, and a crude stemmer. Generic lists, not tuned per 
 
 from __future__ import annotations
 
+import re
+
 from agentmem.adapters.local.rules.lexicon import words
 
 # Verbs and adjectives of attitude, with a sign and a strength: "likes" (+1) and "loves" (+2) say
@@ -114,3 +116,18 @@ def stem(word: str) -> str:
     if stripped and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeioulsz":
         word = word[:-1]  # running -> runn -> run, stopped -> stopp -> stop
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+# What a new statement's own sentence says about the old value. A correction says the old value
+# was wrong (CONFLICT); a change of the world says it was true and is no more (UPDATE), even when
+# it also says "no longer" or "not X any more".
+CORRECTION = re.compile(
+    r"\b(?:wrong|incorrect|not (?:right|correct|true)|correction|correcting|mistake|mistaken|mix-?up|"
+    r"mixed up|typo|autocorrect|misspoke|misheard|i meant|meant to say|never)\b",
+    re.IGNORECASE,
+)
+CHANGE = re.compile(
+    r"\b(?:moved|relocated|switched|changed|left|joined|new job|went (?:up|down|from)|gone (?:up|down)|"
+    r"raised|increased|cut|reduced|lowered|upped|rose|fell|dropped|now|previously|formerly|turned|"
+    r"became|become|arrived|was born|any ?more|no more|these days|since)\b|\((?:was|previously|formerly)\b",
+    re.IGNORECASE,
+)
