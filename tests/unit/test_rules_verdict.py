@@ -106,3 +106,37 @@ def test_other_changes_are_updates(old: str, new: str, key: str) -> None:
 )
 def test_restatements_in_other_words_are_same(old: str, new: str, key: str) -> None:
     assert verdict(old, new, key=key) is SAME
+
+
+@pytest.mark.parametrize(
+    ("key", "old", "new", "new_text", "expected"),
+    [
+        # a change of the world: the old value was true and is no more
+        ("city", "Porto", "Lisbon", "We moved from Porto to Lisbon.", UPDATE),
+        ("employer", "Acme", "Globex", "Maya now works at Globex (no longer at Acme).", UPDATE),
+        ("employer", "Acme", "Globex", "I left Acme and joined Globex.", UPDATE),
+        ("diet", "vegetarian", "vegan", "I switched from vegetarian to vegan.", UPDATE),
+        ("diet", "vegetarian", "vegan", "Maya is now vegan (was vegetarian).", UPDATE),
+        ("kids", "two kids", "three kids", "The baby came, so we have three kids now, not two.", UPDATE),
+        ("travel_budget", "$4,250", "$6,100", "We raised the travel budget from $4,250 to $6,100.", UPDATE),
+        # a correction: the old value was wrong
+        ("employer", "Acme", "Globex", "I don't work for Acme, I work for Globex.", CONFLICT),
+        ("diet", "vegetarian", "vegan", "I'm not vegetarian, I'm vegan.", CONFLICT),
+        ("age", "33", "34", "I'm not 33, I'm 34.", CONFLICT),
+        ("partner", "Sam", "Alex", "My partner's name is Alex, not Sam.", CONFLICT),
+        ("city", "Porto", "Braga", "That note is wrong: I never lived in Porto. I live in Braga.", CONFLICT),
+        ("city", "Porto", "Braga", "Correction: I live in Braga.", CONFLICT),
+        # a negation of something the old value does not hold denies nothing
+        ("city", "Porto", "Braga", "I don't drive, I live in Braga.", UPDATE),
+    ],
+)
+def test_a_change_is_an_update_and_a_correction_a_conflict(
+    key: str, old: str, new: str, new_text: str, expected: Verdict
+) -> None:
+    assert verdict(old, new, key=key, new_text=new_text) == expected
+
+
+def test_members_of_one_pole_are_not_the_same_value() -> None:
+    """ "vegetarian" and "vegan" both oppose "eats meat", but one is no restatement of the other."""
+    assert verdict("vegetarian", "vegan", key="diet") == UPDATE
+    assert verdict("vegan", "eats meat", key="diet") == CONFLICT

@@ -57,14 +57,19 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
 
 
 TOLD = re.compile(rf"{CHANGE.pattern}|{CORRECTION.pattern}|\b(?:not|no|never)\b|n't\b", re.I)
+DENIAL = re.compile(rf"{CORRECTION.pattern}|\b(?:not|never)\b|n't\b", re.I)
 MAX_TEXT_CHARS = 300
 
 
-def told(sentence: str, found: Iterable[Found]) -> Iterator[Found]:
+def told(sentence: str, found: Iterable[Found], before: str = "") -> Iterator[Found]:
     """A fact stated as a change or a correction keeps its own sentence as its text ("We moved
     from Porto to Lisbon."): it tells the reader what changed, and tells the verdict whether the
     old value was superseded (UPDATE) or denied (CONFLICT). Any other fact keeps its plain
-    sentence ("Maya lives in Lisbon.")."""
+    sentence ("Maya lives in Lisbon."). `before` is the sentence just before, when it stated no
+    fact: a correction there ("That's wrong: I never lived in Porto. I live in Lisbon.") is part
+    of the fact's text."""
+    if before and DENIAL.search(before) and len(before) + len(sentence) < MAX_TEXT_CHARS:
+        sentence = f"{before} {sentence}"
     marked = bool(TOLD.search(sentence)) and len(sentence) <= MAX_TEXT_CHARS
     for f in found:
         yield replace(f, text=sentence) if marked else f

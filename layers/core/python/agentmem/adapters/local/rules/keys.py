@@ -22,7 +22,12 @@ NEUTRAL = words(
 )
 # A trailing word that only says how the thing is written down: `employer_name` is the employer.
 TRAILING = words("name number address title info details")
-COMPOUNDS = {("home", "town"): "hometown", ("e", "mail"): "email", ("place", "of", "residence"): "residence"}
+COMPOUNDS: dict[tuple[str, ...], str] = {
+    ("home", "town"): "hometown",
+    ("e", "mail"): "email",
+    ("place", "of", "residence"): "residence",
+    **{("dietary", noun): "diet" for noun in ("needs", "requirements", "restrictions", "preference")},
+}
 CONCEPTS: dict[str, str] = {
     **dict.fromkeys(["city", "residence", "location", "place", "town"], "city"),
     **dict.fromkeys(

@@ -5,8 +5,10 @@ note is full of lines that look alike ("Summary: ...", "Next steps: ...", "Date:
 
 - the line is in an agent's voice (never the subject's own words, where "Employer: I'd rather
   not say" is chat);
-- the label is 1-3 words of letters, none of them a note's own heading word (`HEADINGS`);
-- the value is short: at most `MAX_WORDS` words, no first or second person ("I", "we", "you"),
+- the label is 1-3 words of letters, none of them a note's own heading word (`HEADINGS`), a
+  verb, a preposition or a pronoun ("Sunday is busy: ...", "Free slots on Sunday: ...");
+- the value is one clause (no comma, bracket or second clause: "Household: a cat, Tofu (a
+  tabby)" is refused) and short: at most `MAX_WORDS` words, no first or second person ("I", "we", "you"),
   no question, a value by `values.is_value`, and led by a capital, a figure or a currency sign
   unless it is at most three words ("vegan", "two kids").
 
@@ -19,7 +21,7 @@ import re
 
 from agentmem.adapters.local.rules import values
 from agentmem.adapters.local.rules.found import key_of
-from agentmem.adapters.local.rules.lexicon import words
+from agentmem.adapters.local.rules.lexicon import PREPOSITIONS, PRONOUNS, words
 
 MAX_WORDS = 6
 LABEL = re.compile(r"^[A-Za-z][A-Za-z-]*(?:\s+[A-Za-z][A-Za-z-]*){0,2}$")
@@ -31,20 +33,27 @@ HEADINGS = words(
     "session recap outcome decision decisions task tasks issue issues risk risks caveat caveats "
     "remember reminder important disclaimer draft version tags tag category type"
 )
+VERBS = words("is are was were has have had do does did be been found said says")
 PERSONAL = words("i i'd i'm i've i'll me my mine we we're we've our ours us you your you're")
 
 
 def key(label: str) -> str | None:
-    """The key an undeclared label names, or None when the label is no attribute."""
+    """The key an undeclared label names, or None when the label is no attribute: a heading
+    ("Summary"), or words that make it a clause or a phrase ("Sunday is busy", "Free slots on
+    Sunday")."""
     label = label.strip()
-    if not LABEL.match(label) or any(w in HEADINGS for w in label.casefold().split()):
+    found = label.casefold().split()
+    if not LABEL.match(label) or any(w in HEADINGS | VERBS | PREPOSITIONS | PRONOUNS for w in found):
         return None
     return key_of(label)
 
 
 def fits(value: str) -> bool:
     """Whether a label line's value is a short value of the event's own."""
-    value = values.trim(values.clause(value))
+    whole = value.strip().rstrip(".!")
+    value = values.trim(values.clause(whole))
+    if values.clause(whole).strip() != whole:
+        return False  # "Household: a cat, Tofu (a tabby)": more than one value on the line
     tokens = value.split()
     if not tokens or len(tokens) > MAX_WORDS or value.endswith("?") or not values.is_value(value):
         return False

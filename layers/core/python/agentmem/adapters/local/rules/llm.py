@@ -58,9 +58,13 @@ class RulesLLM:
                     found.append(Found(0, fact_type.key, value, text, fact_type.cardinality))
         for passage in passages(event):
             ctx = Context(event.subject_id, passage.first_person, declared)
+            before = ""  # the sentence before, when it stated nothing: a correction's first half
             for sentence in split(mask_quotes(passage.text)):
                 if not is_question(sentence):
-                    found += sorted(changes.told(sentence, _statements(ctx, sentence)), key=lambda f: f.start)
+                    stated = sorted(
+                        changes.told(sentence, _statements(ctx, sentence), before), key=lambda f: f.start
+                    )
+                    found, before = found + stated, "" if stated else sentence
         return _facts(found, declared)
 
     def decide(self, current: Belief, candidate: Observation, fact_type: FactType) -> Verdict:

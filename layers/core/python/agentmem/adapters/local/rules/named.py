@@ -16,7 +16,7 @@ from agentmem.adapters.local.rules import values
 from agentmem.adapters.local.rules.found import ADV, Context, Found, key_of
 from agentmem.adapters.local.rules.lexicon import COUNT_STOP, PARTNERS, PEOPLE, PREPOSITIONS, PRONOUNS
 
-PARTNER = rf"(?P<rel>{'|'.join(sorted(PARTNERS, key=len, reverse=True))})"
+PARTNER = rf"(?P<rel>{'|'.join(sorted(PARTNERS, key=len, reverse=True))}|(?:other|better)\s+half)"
 NAME = r"(?-i:(?P<name>[A-Z][a-z][\w'-]*))\b"
 HAVE = r"(?:'ve\s+got|'ve|\s+have\s+got|\s+have|\s+own|\s+has\s+got|\s+has|\s+owns)"
 KIND = r"(?P<kind>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)"
@@ -45,6 +45,7 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
                 continue
             if groups.get("rel"):
                 relation = groups["rel"].casefold()
+                relation = "partner" if relation.endswith("half") else relation  # "my other half"
                 yield Found(m.start("subj"), relation, name, f"{ctx.name}'s {relation} is {name}.",
                             description=f"The name of the subject's {relation}.")  # fmt: skip
             elif found := _thing(ctx, groups.get("kind") or "", name, m.start("subj")):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from agentmem.adapters.local.rules import values
 from agentmem.adapters.local.rules.found import Context, Found, key_of, member_of, plural
-from agentmem.adapters.local.rules.lexicon import COUNT_STOP, PREPOSITIONS, PRONOUNS
+from agentmem.adapters.local.rules.lexicon import COUNT_STOP, NUMBER_WORDS, PREPOSITIONS, PRONOUNS
 from agentmem.model.beliefs import Cardinality
 
 SET = Cardinality.SET
@@ -35,6 +35,10 @@ THIRD = {
     "loathe": "loathes",
 }
 BASE = {third: base for base, third in THIRD.items()}
+PARENT_OF = re.compile(
+    rf"(?:parent|mother|father|mum|mom|dad)\s+of\s+(?P<n>\d+|{'|'.join(NUMBER_WORDS)})(?:\s+(?P<noun>children|kids))?",
+    re.I,
+)
 
 
 def residence(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
@@ -75,6 +79,15 @@ def identity(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
     noun = values.noun_phrase(rest, stop_at_prepositions=True)
     if not noun or noun.split()[0].casefold() in PRONOUNS:
         return
+    parent = PARENT_OF.fullmatch(noun)
+    if parent and not m.get("neg"):  # "I'm a parent of two children": a count, like "I have 2 children"
+        if parent.group("noun"):
+            yield from counted(ctx, {"n": parent.group("n"), "noun": parent.group("noun")}, "", start)
+        else:  # "a parent of four": the count alone, no noun the event did not say
+            n = parent.group("n").casefold()
+            yield Found(start, "children", n, f"{ctx.name} is a parent of {n}.",
+                        description="How many children the subject has.")  # fmt: skip
+        return
     value = f"no longer {values.article(noun)} {noun}" if m.get("neg") else noun
     sentence = f"{ctx.name} is {value}." if m.get("neg") else f"{ctx.name} is {values.article(noun)} {noun}."
     yield Found(start, "identity", value, sentence, SET, "What the subject says they are.", member_of(noun))
@@ -94,7 +107,9 @@ def diet(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
     after = values.tail_words(rest)
     # "I'm vegan", "I eat vegan at home"; but "vegan cheese", "vegetarian restaurants" name no diet
     if kind and (not after or after[0].casefold() in PREPOSITIONS | {"food", "mostly", "diet"}):
-        yield Found(start, "diet", kind, f"{ctx.name} eats {kind}.", description="The diet the subject follows.")
+        yield Found(
+            start, "diet", kind, f"{ctx.name} eats {kind}.", description="The diet the subject follows."
+        )
 
 
 def marital(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:

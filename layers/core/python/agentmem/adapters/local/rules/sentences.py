@@ -34,7 +34,9 @@ ABBREVIATIONS = (
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 CLAUSE_BOUNDARY = re.compile(r"[,;:(]|\s[-\u2013\u2014]\s|\s(?:and|but|so|or)\s", re.I)
-PHRASES = re.compile(r"\b(?:by the way|just so you know|heads up|for the record|as of now|you know)\b", re.I)
+PHRASES = re.compile(
+    r"\b(?:by the way|just so you know|heads up|for the record|as of now|you know|before i forget)\b", re.I
+)
 
 
 def mask_quotes(text: str) -> str:

@@ -47,11 +47,14 @@ CHANGE = r"(?P<verb>started|stopped|quit|gave up|took up)\s+"
 OLD = r"(?-i:(?:the\s+)?[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|of|de|&))*)(?:,\s+(?-i:[A-Z][\w.'-]*))?"
 FROM_TO = rf"\s+(?:back\s+)?from\s+{OLD}\s+to\s+"
 MOVED = r"(?:moved|relocated)"
-LEFT_FOR = rf"\s+(?:left|quit)\s+{OLD}\s*,?\s+(?:and|to)\s+(?:then\s+)?(?:joined|join|started\s+at|start\s+at|went\s+to)\s+"
+JOINED = r"(?:joined|join|started\s+at|start\s+at|went\s+to)"
+LEFT_FOR = rf"\s+(?:left|quit)\s+{OLD}\s*,?\s+(?:and|to)\s+(?:then\s+)?{JOINED}\s+"
 JOBS_FROM_TO = rf"\s+(?:changed|switched)\s+(?:jobs|employers|companies)\s*,?\s+from\s+{OLD}\s+to\s+"
 DIET = rf"(?P<diet>{'|'.join(sorted(DIETS, key=len, reverse=True))})(?![\w-])"
 ANY_DIET = DIET.replace("?P<diet>", "")
-DIET_FROM = rf"\s+(?:switched|changed|moved|went|gone)\s+(?:over\s+)?from\s+(?:being\s+)?(?:an?\s+)?{ANY_DIET}\s+to\s+(?:being\s+)?(?:an?\s+)?"
+BEING = r"(?:being\s+)?(?:an?\s+)?"
+DIET_FROM = rf"\s+(?:switched|changed|moved|went|gone)\s+(?:over\s+)?from\s+{BEING}{ANY_DIET}\s+to\s+{BEING}"
+DIET_OF = r"\s+an?\s+{DIET}\s+diet\b".replace("{DIET}", DIET)
 # Each shape: its verb forms after "I", its verb forms after "Priya", and its reader. A form is
 # one pattern (group names may repeat across forms, not within one).
 SHAPES = (
@@ -95,10 +98,10 @@ SHAPES = (
         readers.age,
     ),
     Shape(
-        (rf"{BE1}{ADV}\s+{DIET}", rf"{ADV}\s+eat\s+{DIET}", rf"{ADV}\s+(?:follow|keep|eat)\s+an?\s+{DIET}\s+diet\b",
-         rf"{BE1}{ADV}\s+on\s+an?\s+{DIET}\s+diet\b", PERFECT1 + ADV + DIET_FROM + DIET),
-        (rf"{BE3}{ADV}\s+{DIET}", rf"{ADV}\s+eats\s+{DIET}", rf"{ADV}\s+(?:follows|keeps|eats)\s+an?\s+{DIET}\s+diet\b",
-         rf"{BE3}{ADV}\s+on\s+an?\s+{DIET}\s+diet\b", PERFECT3 + ADV + DIET_FROM + DIET),
+        (rf"{BE1}{ADV}\s+{DIET}", rf"{ADV}\s+eat\s+{DIET}", rf"{ADV}\s+(?:follow|keep|eat){DIET_OF}",
+         rf"{BE1}{ADV}\s+on{DIET_OF}", PERFECT1 + ADV + DIET_FROM + DIET),
+        (rf"{BE3}{ADV}\s+{DIET}", rf"{ADV}\s+eats\s+{DIET}", rf"{ADV}\s+(?:follows|keeps|eats){DIET_OF}",
+         rf"{BE3}{ADV}\s+on{DIET_OF}", PERFECT3 + ADV + DIET_FROM + DIET),
         readers.diet,
     ),
     Shape(
@@ -136,7 +139,9 @@ CALL_ME = re.compile(r"(?:^|(?<=[,;:]\s))(?P<subj>call\s+me)\s+", re.I)
 
 @lru_cache(maxsize=256)
 def _compiled(subject: str, first_person: bool) -> tuple[tuple[Shape, re.Pattern[str]], ...]:
-    forms = [(shape, subject, form) for shape in SHAPES for form in (shape.first if first_person else shape.third)]
+    forms = [
+        (shape, subject, form) for shape in SHAPES for form in (shape.first if first_person else shape.third)
+    ]
     if first_person:  # "we" in the user's own words: the user's household
         forms += [(shape, WE, form) for shape in SHAPES for form in shape.we]
     return tuple((shape, re.compile(rf"(?P<subj>{subj})(?:{form})", re.I)) for shape, subj, form in forms)

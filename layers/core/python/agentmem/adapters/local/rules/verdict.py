@@ -74,6 +74,11 @@ def _concepts() -> tuple[dict[str, str], dict[str, str]]:
 
 
 CONCEPT_PHRASES, CONCEPT_STEMS = _concepts()
+# An opposite pair's members are one pole but not one thing: "vegetarian" and "vegan" both oppose
+# "eats meat", yet going from one to the other is a change. They keep their own stem beside the pole.
+PAIR_STEMS = frozenset(
+    stem(e) for pair in OPPOSITE_SETS for group in pair for e in group.split() if "-" not in e
+)
 POLARITY_STEMS = {stem(word): value for word, value in POLARITY.items()}
 SYNONYM_PHRASES = {k: v for k, v in SYNONYMS.items() if " " in k}
 SYNONYM_STEMS = {stem(k): stem(v) for k, v in SYNONYMS.items() if " " not in k}
@@ -124,6 +129,8 @@ def read(value: str, ignore: frozenset[str], *, zero_counts: bool = False) -> Re
             canonical = CONCEPT_STEMS.get(stemmed) or SYNONYM_STEMS.get(stemmed) or stemmed
             if canonical not in ignore:
                 core.add(canonical)
+                if stemmed in PAIR_STEMS:
+                    core.add(stemmed)
     return Reading(frozenset(core), sign, strength, figures, initials)
 
 
@@ -150,18 +157,8 @@ def decide(
     ignore = ignore | {SYNONYM_STEMS.get(word, word) for word in ignore}  # "kids" ignores "children"
     counts = _counts(old_value) or _counts(new_value)
     old, new = read(old_value, ignore, zero_counts=counts), read(new_value, ignore, zero_counts=counts)
-    if _contradicts(old, new):
+    if _contradicts(old, new) or _told_contradiction(old, new, (old_value, old_text), (new_value, new_text)):
         return Verdict.CONFLICT
-    if CORRECTION.search(new_text) and not CORRECTION.search(old_text):
-        return Verdict.CONFLICT  # "that's wrong", "correction:", "I never lived in": the old was false
-    if MIND_CHANGE.search(f"{new_value} {new_text}") and not MIND_CHANGE.search(f"{old_value} {old_text}"):
-        return Verdict.CONFLICT
-    if not CHANGE.search(new_text):  # "moved", "switched", "now", "(was X)": the world changed
-        if negates(new_text, old.core - new.core):
-            return Verdict.CONFLICT  # "I'm not vegetarian, I'm vegan": the old value denied
-        reversal = REVERSAL.search(f"{new_value} {new_text}")
-        if reversal and not REVERSAL.search(f"{old_value} {old_text}"):
-            return Verdict.CONFLICT  # "no longer", "gave up": the writer says it reverses
     if old.figures == new.figures and (
         (old.core == new.core and old.strength == new.strength) or _acronym(old, new) or _acronym(new, old)
     ):
@@ -169,15 +166,35 @@ def decide(
     return Verdict.UPDATE  # a figure moved; narrower, more detailed, stronger, or a new value
 
 
-def negates(text: str, old_core: frozenset[str]) -> bool:
+def _told_contradiction(old: Reading, new: Reading, before: tuple[str, str], after: tuple[str, str]) -> bool:
+    """What the new statement's sentence says: a correction ("that's wrong", "correction:", "I
+    never lived in") or a change of mind contradicts; a change of the world ("moved", "switched",
+    "now", "(was X)") does not, even with "no longer" in it; otherwise a denial of the old value
+    ("I'm not vegetarian, I'm vegan") or a reversal ("no longer", "gave up") contradicts.
+    `before` and `after` are (value, sentence) of the old and the new statement."""
+    (old_value, old_text), (new_value, new_text) = before, after
+    if CORRECTION.search(new_text) and not CORRECTION.search(old_text):
+        return True
+    if MIND_CHANGE.search(f"{new_value} {new_text}") and not MIND_CHANGE.search(f"{old_value} {old_text}"):
+        return True
+    if CHANGE.search(new_text):
+        return False
+    if negates(new_text, old.core - new.core, frozenset(old.figures) - frozenset(new.figures)):
+        return True
+    return bool(REVERSAL.search(f"{new_value} {new_text}")) and not REVERSAL.search(f"{old_value} {old_text}")
+
+
+def negates(text: str, old_core: frozenset[str], old_figures: frozenset[float] = frozenset()) -> bool:
     """Whether `text` denies the old value: a negator with one of the old value's own words (those
     the new value lacks) close behind ("not Porto", "I don't work for Acme")."""
     tokens = normalise(text).replace(".", " ").split()
-    for i, token in enumerate(tokens):
-        if token in NEGATORS or token == "never":
+    for i, word in enumerate(tokens):
+        if word in NEGATORS or word == "never":
             following = tokens[i + 1 : i + 1 + NEGATION_REACH]
             if any(SYNONYM_STEMS.get(stem(t), stem(t)) in old_core or stem(t) in old_core for t in following):
                 return True
+            if any(f in old_figures for t in following for f in _figures(t)):
+                return True  # "I'm not 33, I'm 34"
     return False
 
 
@@ -204,8 +221,8 @@ def _opposed(a: frozenset[str], b: frozenset[str]) -> bool:
     for token in a:
         scale, pole = token[:-1], token[-1]
         if pole in "+-" and f"{scale}{'+' if pole == '-' else '-'}" in b and token not in b:
-            rest_a = {t for t in a if not t.startswith(scale)}
-            rest_b = {t for t in b if not t.startswith(scale)}
+            rest_a = {t for t in a if not t.startswith(scale) and t not in PAIR_STEMS}
+            rest_b = {t for t in b if not t.startswith(scale) and t not in PAIR_STEMS}
             if not rest_a or not rest_b or _related(frozenset(rest_a), frozenset(rest_b)):
                 return True
     return any(f"{prefix}{word}" in b and word not in b for word in a for prefix in NEGATING_PREFIXES) or any(

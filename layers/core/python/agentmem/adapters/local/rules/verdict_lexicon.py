@@ -117,6 +117,7 @@ def stem(word: str) -> str:
         word = word[:-1]  # running -> runn -> run, stopped -> stopp -> stop
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
+
 # What a new statement's own sentence says about the old value. A correction says the old value
 # was wrong (CONFLICT); a change of the world says it was true and is no more (UPDATE), even when
 # it also says "no longer" or "not X any more".
