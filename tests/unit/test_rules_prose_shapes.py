@@ -98,3 +98,12 @@ def test_label_lines_that_are_no_attribute_state_nothing(line: str) -> None:
 def test_undeclared_label_lines_are_read_only_in_an_agents_voice() -> None:
     assert texts("Home city: Porto", "notetaker") == ["Maya's home city is Porto."]
     assert texts("Home city: Porto", "user") == []
+
+
+def test_fresh_split_figures() -> None:
+    """The fresh split was written after the rules were frozen (its first run: precision 100%,
+    recall 94.3%, one near miss mislabelled; docs/extraction-rules.md has the story)."""
+    rows = load("prose_shapes_fresh")
+    score = score_extraction([r for r in rows if r["expect"]], RulesLLM().extract_facts)
+    assert score.precision >= 0.95 and score.recall >= 0.9, score.misses
+    assert score_near_misses([r for r in rows if not r["expect"]], RulesLLM().extract_facts).false_facts == 0

@@ -9,6 +9,7 @@ subject may have many), and so is anything the subject does not have ("a book ca
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
@@ -46,10 +47,15 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
             if groups.get("rel"):
                 relation = groups["rel"].casefold()
                 relation = "partner" if relation.endswith("half") else relation  # "my other half"
+                relation = ascii_word(relation)  # a key is ASCII: "fiancée" is `fiancee`
                 yield Found(m.start("subj"), relation, name, f"{ctx.name}'s {relation} is {name}.",
                             description=f"The name of the subject's {relation}.")  # fmt: skip
             elif found := _thing(ctx, groups.get("kind") or "", name, m.start("subj")):
                 yield found
+
+
+def ascii_word(word: str) -> str:
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
 
 
 def _thing(ctx: Context, kind: str, name: str, start: int) -> Found | None:
