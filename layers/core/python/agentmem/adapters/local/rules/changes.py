@@ -21,7 +21,7 @@ from agentmem.adapters.local.rules.lexicon import KEY_MODIFIERS, PREPOSITIONS, P
 from agentmem.adapters.local.rules.possessive import VERBS
 from agentmem.adapters.local.rules.verdict_lexicon import CHANGE, CORRECTION
 
-VERB = r"(?P<verb>raised|increased|cut|reduced|lowered|upped|bumped\s+up|changed|switched|moved)"
+VERB = r"(?P<verb>raised|increased|cut|reduced|lowered|upped|bumped\s+up|changed|switched)"
 ATTRIBUTE = r"(?P<attr>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
 FROM = r"(?:\s+from\s+\S+(?:\s+\S+){0,3}?)?"
 FIGURE = re.compile(r"\d")
@@ -57,7 +57,6 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
 
 
 TOLD = re.compile(rf"{CHANGE.pattern}|{CORRECTION.pattern}|\b(?:not|no|never)\b|n't\b", re.I)
-DENIAL = re.compile(rf"{CORRECTION.pattern}|\b(?:not|never)\b|n't\b", re.I)
 MAX_TEXT_CHARS = 300
 
 
@@ -68,7 +67,7 @@ def told(sentence: str, found: Iterable[Found], before: str = "") -> Iterator[Fo
     sentence ("Maya lives in Lisbon."). `before` is the sentence just before, when it stated no
     fact: a correction there ("That's wrong: I never lived in Porto. I live in Lisbon.") is part
     of the fact's text."""
-    if before and DENIAL.search(before) and len(before) + len(sentence) < MAX_TEXT_CHARS:
+    if before and CORRECTION.search(before) and len(before) + len(sentence) < MAX_TEXT_CHARS:
         sentence = f"{before} {sentence}"
     marked = bool(TOLD.search(sentence)) and len(sentence) <= MAX_TEXT_CHARS
     for f in found:

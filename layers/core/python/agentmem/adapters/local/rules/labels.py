@@ -31,7 +31,8 @@ HEADINGS = words(
     "result results reason context warning error example hint fyi ps correction status call meeting "
     "follow-up followup priority owner assignee link url ref reference attachment cc bcc from to sent "
     "session recap outcome decision decisions task tasks issue issues risk risks caveat caveats "
-    "remember reminder important disclaimer draft version tags tag category type"
+    "remember reminder important disclaimer draft version tags tag category type "
+    "price cost total subtotal tax fee duration distance score rating weather forecast temperature eta"
 )
 VERBS = words("is are was were has have had do does did be been found said says")
 PERSONAL = words("i i'd i'm i've i'll me my mine we we're we've our ours us you your you're")

@@ -31,8 +31,8 @@ FROM = r"(?:\s+from\s+\S+(?:\s+\S+){0,3}?)"
 RAISED = r"(?:raised|increased|cut|reduced|lowered|upped|bumped\s+up|dropped)"
 COPULA = (
     r"\s+(?P<verb>is|are|has\s+changed\s+to|changed\s+to|has\s+become|"
-    rf"(?:has\s+)?changed{FROM}\s+to|went(?:\s+(?:up|down))?{FROM}?\s+to|"
-    rf"(?:has\s+)?(?:gone|risen|fallen|dropped|grown)(?:\s+(?:up|down))?{FROM}?\s+to|"
+    rf"(?:has\s+)?changed{FROM}\s+to|went(?:\s+(?:up|down){FROM}?|{FROM})\s+to|"
+    rf"(?:has\s+)?(?:gone\s+(?:up|down)|risen|fallen|dropped|grown){FROM}?\s+to|"
     rf"(?:rose|fell|increased|decreased|grew){FROM}?\s+to|"
     rf"(?:(?:was|has\s+been|got)\s+)?{RAISED}{FROM}?\s+to)\s+"
 )
@@ -76,6 +76,8 @@ def _attribute(ctx: Context, m: re.Match[str], rest: str, *, pronoun: bool) -> I
         return
     value = values.trim(values.clause(rest))
     if any(w in RELATION_NOUNS for w in words):
+        if (m.group("verb") or "").casefold() not in ("is", "are"):
+            return  # "my daughter went from Yale to Harvard", "my wife changed from X to Y": theirs
         name = values.proper_name(value)
         if len(words) > 1 or name != value:
             return  # "my wife is a doctor" is about the wife; "my partner is Alex" names her
