@@ -75,12 +75,8 @@ def _attribute(ctx: Context, m: re.Match[str], rest: str, *, pronoun: bool) -> I
     if words[-1] in DISCOURSE_NOUNS:
         return
     value = values.trim(values.clause(rest))
-    if any(w in RELATION_NOUNS for w in words):
-        if (m.group("verb") or "").casefold() not in ("is", "are"):
-            return  # "my daughter went from Yale to Harvard", "my wife changed from X to Y": theirs
-        name = values.proper_name(value)
-        if len(words) > 1 or name != value:
-            return  # "my wife is a doctor" is about the wife; "my partner is Alex" names her
+    if any(w in RELATION_NOUNS for w in words) and not _names_relation(words, m, value):
+        return
     if not value or not values.is_value(value):
         return
     declared = ctx.declared_type(" ".join(words))
@@ -98,6 +94,14 @@ def _attribute(ctx: Context, m: re.Match[str], rest: str, *, pronoun: bool) -> I
             yield Found(
                 m.start("subj"), key, member, sentence_for(ctx.name, noun, member, cardinality), cardinality
             )
+
+
+def _names_relation(words: list[str], m: re.Match[str], value: str) -> bool:
+    """ "my partner is Alex" names her; "my wife is a doctor" is about the wife, and "my daughter
+    went from Yale to Harvard" or "my wife changed from X to Y" are theirs."""
+    if (m.group("verb") or "").casefold() not in ("is", "are"):
+        return False
+    return len(words) == 1 and values.proper_name(value) == value
 
 
 def sentence_for(name: str, noun: str, value: str, cardinality: Cardinality) -> str:
