@@ -59,6 +59,14 @@ NO_LONGER = re.compile(
     re.I,
 )
 SINCE = re.compile(r"^\s+since\b", re.I)
+ABOUT_TO = re.compile(r"^about\s+to\b", re.I)
+APPROXIMATE = re.compile(
+    r"^(?:about|around|roughly|approximately|nearly|almost|over|under)\s+[$\u20ac\u00a3]?\d", re.I
+)
+# "Jeff Bezos and the CEO of Amazon is Andy Jassy": the value ends where another statement starts.
+NEXT_STATEMENT = re.compile(
+    r"\s+(?:and|but)\s+(?=(?:the\s+)?\S+(?:\s+\S+){0,6}?\s+(?:is|are|was|were|has|have)\s)", re.I
+)
 
 NOT_ENTITIES = PRONOUNS | words(
     "my your our his her their its everybody everyone nobody somebody anybody let today tomorrow "
@@ -79,7 +87,7 @@ PARTS = words(
 """Parts and kinds of an entity, not attributes of it ("the rest of Acme is ...")."""
 NO_VALUES = words(
     "unknown unclear undecided uncertain disputed tbd tba vacant expected set likely probably possibly "
-    "rumoured rumored said thought believed supposed reportedly allegedly apparently going about "
+    "rumoured rumored said thought believed supposed reportedly allegedly apparently going "
     "maybe perhaps also still"
 )
 """A first word that makes what follows no stated value ("is expected to be", "is probably")."""
@@ -126,34 +134,53 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
 def relation_of(ctx: Context, relation: str, entity: str, *, possessive: bool) -> Relation | None:
     """The key for "the `relation` of `entity`", or None when either is no attribute or no named
     entity (too long, a pronoun, the subject, a relative, a part or a name's head)."""
+    named = _named_entity(ctx, entity)
+    kept = _attribute_words(relation, possessive=possessive)
+    if named is None or kept is None:
+        return None
+    entity, folded = named
+    key = "_".join(
+        [SPELLING.get(w.casefold(), w.casefold()) for w in kept] + ["of"] + _entity_key_words(folded)
+    )
+    if len(key) > MAX_KEY_CHARS or not KEY.match(key):
+        return None
+    noun = " ".join(w if w.isupper() and len(w) > 1 else w.casefold() for w in kept)
+    return Relation(key, noun, entity)
+
+
+def _named_entity(ctx: Context, entity: str) -> tuple[str, list[str]] | None:
+    """The entity as written ("the Bank of England") and its words without "the", casefolded."""
     if entity.endswith(".") and entity[:-1].rsplit(None, 1)[-1].casefold() not in ABBREVIATIONS:
         entity = entity[:-1]  # the sentence's full stop, not "Inc."
     if entity.casefold().startswith("the "):
         entity = "the " + entity[4:]
     names = entity.split()
-    bare = names[1:] if names[0].casefold() == "the" else names
-    folded = [w.casefold() for w in bare]
-    if not bare or len(names) > MAX_ENTITY_WORDS or folded[0] in NOT_ENTITIES:
+    folded = [w.casefold() for w in (names[1:] if names[0].casefold() == "the" else names)]
+    if not folded or len(names) > MAX_ENTITY_WORDS or folded[0] in NOT_ENTITIES:
         return None
-    if any(w in RELATION_NOUNS for w in folded) or " ".join(folded) in _subject_names(ctx):
+    if all(w in RELATION_NOUNS for w in folded) or " ".join(folded) in _subject_names(ctx):
         return None  # "my sister's city", "Dad's job", "Priya's city": the subject rules' business
-    rel_words = relation.split()
-    kept = [w for w in rel_words if w.casefold() not in KEY_MODIFIERS]
+    return entity, folded
+
+
+def _attribute_words(relation: str, *, possessive: bool) -> list[str] | None:
+    """The relation's words without modifiers ("new", "current"), or None when it is no attribute."""
+    kept = [w for w in relation.split() if w.casefold() not in KEY_MODIFIERS]
     low = [w.casefold() for w in kept]
-    if not kept or len(kept) > MAX_RELATION_WORDS or "'" in relation:
-        return None
-    if possessive and any(w[:1].isupper() and not w.isupper() for w in kept):
-        return None  # "Acme's CEO Dana Lee is ...": a name, not an attribute
-    if any(w in PRONOUNS or w in VERBS or (w in PREPOSITIONS and w != "of") for w in low):
-        return None
-    if low[0] in PARTS or low[-1] in DISCOURSE_NOUNS or low[-1] == "of" or (len(low) == 1 and low[0] in NAME_HEADS):
-        return None
-    key_words = [SPELLING.get(w, w) for w in low] + ["of"] + _entity_key_words(folded)
-    key = "_".join(key_words)
-    if len(key) > MAX_KEY_CHARS or not KEY.match(key):
-        return None
-    noun = " ".join(w if w.isupper() and len(w) > 1 else w.casefold() for w in kept)
-    return Relation(key, noun, entity)
+    refused = (
+        not kept
+        or len(kept) > MAX_RELATION_WORDS
+        or "'" in relation
+        # "Acme's CEO Dana Lee is ...": a name, not an attribute
+        or (possessive and any(w[:1].isupper() and not w.isupper() for w in kept))
+        or any(w in PRONOUNS or w in VERBS or (w in PREPOSITIONS and w != "of") for w in low)
+        or low[0] in PARTS
+        or low[-1] in DISCOURSE_NOUNS
+        or low[-1] == "of"
+        # "the city of Paris" names Paris; "Paris's city" would not
+        or (not possessive and len(low) == 1 and low[0] in NAME_HEADS)
+    )
+    return None if refused else kept
 
 
 def _entity_key_words(folded: list[str]) -> list[str]:
@@ -207,6 +234,8 @@ def _value(relation: Relation, rest: str) -> tuple[str, str]:
         if place and values.proper_name(rest[place.end() :]):
             rest = rest[place.end() :]
     clause = values.clause(rest)
+    cut = NEXT_STATEMENT.search(clause)
+    clause = clause[: cut.start()] if cut else clause
     name = values.proper_name(rest)
     raw = name if name and len(name) > len(clause) else clause  # "Dr. Dana Lee" is one name
     return values.trim(raw), rest[len(raw) :]
@@ -215,12 +244,16 @@ def _value(relation: Relation, rest: str) -> tuple[str, str]:
 def _acceptable(relation: Relation, value: str) -> bool:
     """Whether `value` states one: no hedge, no gerund ("is retiring"), and after a person's
     relation ("Tom's wife") only a name."""
-    first = value.split()[0]
-    if first.casefold() in NO_VALUES or (first.islower() and first.endswith("ing")):
+    first = value.split(maxsplit=1)[0]
+    if first.casefold() in NO_VALUES or (first.islower() and first.endswith("ing")) or ABOUT_TO.match(value):
         return False
-    if any(w.casefold() in RELATION_NOUNS for w in relation.noun.split()) and values.proper_name(value) != value:
+    if (
+        any(w.casefold() in RELATION_NOUNS for w in relation.noun.split())
+        and values.proper_name(value) != value
+    ):
         return False
-    return values.is_value(value)
+    figure = value.split(maxsplit=1)[1] if APPROXIMATE.match(value) else value  # "about 15 million"
+    return values.is_value(figure)
 
 
 def _found(relation: Relation, value: str, start: int, *, changed: bool) -> Found:
@@ -231,7 +264,9 @@ def _found(relation: Relation, value: str, start: int, *, changed: bool) -> Foun
 
 def changed(text: str) -> bool:
     """Whether an entity fact's sentence marks its value as a change ("is now")."""
-    return bool(re.search(r"\b(?:is|are)\s+now\b|\bhas\s+(?:now\s+)?(?:become|changed)\b|\bbecame\b", text, re.I))
+    return bool(
+        re.search(r"\b(?:is|are)\s+now\b|\bhas\s+(?:now\s+)?(?:become|changed)\b|\bbecame\b", text, re.I)
+    )
 
 
 def is_entity_key(key: str, *texts: str) -> bool:
