@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from itertools import product
+
+from agentmem.adapters.local.rules.lexicon import words
 
 # (relation as written, entity kind, value kind, question word)
 RELATIONS = (
@@ -46,13 +47,19 @@ UPDATES = (
 NAMED_ONLY = ("{v} is the", "{v} became", "{v} is now")  # shapes whose value opens the sentence
 LEAD_INS = ("Briefing note: ", "From the weekly digest: ", "Update: ", "For the record, ", "")
 CODAS = (" More details to follow.", " Source: the quarterly report.", " Filed by research.", "")
-SYLLABLES = (
-    "vel mor quin trax ost ra zan dor kel bri tas lum far sil ven thal cor bel nak rio pell dra"
-).split()
-FIRST_NAMES = (
-    "Dana Raj Mira Tomas Ines Kofi Lena Arjun Sofia Emeka Hana Pavel Noor Luca Yara Ivo Ada Omar "
-    "Kai Selma Bruno Asha Felix Greta Hugo Imani Jonas Keiko Leon Maya Nico Olga Pia Quinn Rosa"
-).split()
+SYLLABLES = tuple(
+    sorted(
+        words("vel mor quin trax ost ra zan dor kel bri tas lum far sil ven thal cor bel nak rio pell dra")
+    )
+)
+FIRST_NAMES = tuple(
+    sorted(
+        words(
+            "Dana Raj Mira Tomas Ines Kofi Lena Arjun Sofia Emeka Hana Pavel Noor Luca Yara Ivo Ada Omar "
+            "Kai Selma Bruno Asha Felix Greta Hugo Imani Jonas Keiko Leon Maya Nico Olga Pia Quinn Rosa"
+        )
+    )
+)
 KINDS = {
     "company": ("", " Labs", " Systems", " Group"), "country": ("ia", "land", "stan", "ova"),
     "city": ("", " Bay", " Falls", "ton"), "team": ("the {} Foxes", "the {} Rovers", "{} United"),

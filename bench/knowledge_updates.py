@@ -185,7 +185,8 @@ def main() -> None:
                   f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
         sizes.append(entry)
     headers = ["statements", "pairs", "updated", "run", "beliefs", "questions", "top-1 current",
-               "top-1 (updated)", "ctx@500", "ctx@1000", "old unlabelled@500", "old unlabelled@1000"]  # fmt: skip
+               "top-1 (updated)", "ctx@500", "ctx@1000", "old unlabelled@500",
+               "old unlabelled@1000"]  # fmt: skip
     print_table(
         headers,
         [

@@ -209,4 +209,4 @@ def _unit(vector: Sequence[float]) -> tuple[float, ...]:
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(map(operator.mul, a, b))
+    return float(sum(map(operator.mul, a, b)))

@@ -34,7 +34,10 @@ from agentmem.adapters.local.rules.voice import subject_words
 MAX_RELATION_WORDS = 4  # "head of state", "chief executive officer"
 MAX_ENTITY_WORDS = 6  # "the Bank of England", "Bosnia and Herzegovina"
 MAX_KEY_CHARS = 64  # a fact key's own limit
-CONNECTOR = r"(?:of|from|to|in|at|de|du|des|del|da|do|di|la|le|los|las|von|van|der|den|and|&|the|for|upon|on|y|al|el|bin)"
+CONNECTORS = words(
+    "of from to in at de du des del da do di la le los las von van der den and & the for upon on y al el bin"
+)
+CONNECTOR = "(?:" + "|".join(re.escape(w) for w in sorted(CONNECTORS)) + ")"  # inside a name
 NAME_WORD = r"(?:[A-Z0-9][\w.&-]*(?:'[A-Za-z][\w-]+)?)"  # "O'Neill", never "Acme's"
 ENTITY = rf"(?-i:(?P<e>(?:[Tt]he\s+)?{NAME_WORD}(?:\s+(?:{CONNECTOR}\s+)*{NAME_WORD})*))"
 VALUE_NAME = rf"(?-i:(?P<v>{NAME_WORD}(?:\s+(?:{CONNECTOR}\s+)*{NAME_WORD})*))"
