@@ -105,6 +105,16 @@ def test_the_entity_keeps_its_case_and_the_key_its_words() -> None:
     ]
 
 
+def test_a_plural_relation_keeps_its_verb_and_one_value() -> None:
+    (fact,) = facts("The official languages of Canada are English and French.")
+    assert (fact.key, fact.value, fact.cardinality) == (
+        "official_languages_of_canada",
+        "English and French",
+        Cardinality.SINGLE,
+    )
+    assert fact.text == "The official languages of Canada are English and French."
+
+
 def test_the_value_is_the_sentences_own_words_without_a_trailing_clause() -> None:
     assert pairs("The CEO of Acme is Raj Patel, who joined in 2020.") == [("ceo_of_acme", "Raj Patel")]
     assert pairs("The CEO of Acme is Dr. Dana Lee.") == [("ceo_of_acme", "Dr. Dana Lee")]

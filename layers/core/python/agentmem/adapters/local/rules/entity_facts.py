@@ -227,7 +227,8 @@ def _stated(relation: Relation, verb: str, rest: str, start: int, new: bool) -> 
     if value and _acceptable(relation, value):
         since = verb.casefold().startswith(("has been", "have been")) and bool(SINCE.match(tail))
         now = bool(re.search(r"\bnow\s*$", values.clause(rest).strip(), re.I))
-        yield _found(relation, value, start, changed=changed or since or now)
+        plural = verb.casefold().startswith(("are", "have"))
+        yield _found(relation, value, start, changed=changed or since or now, plural=plural)
 
 
 def _value(relation: Relation, rest: str) -> tuple[str, str]:
@@ -259,9 +260,10 @@ def _acceptable(relation: Relation, value: str) -> bool:
     return values.is_value(figure)
 
 
-def _found(relation: Relation, value: str, start: int, *, changed: bool) -> Found:
+def _found(relation: Relation, value: str, start: int, *, changed: bool, plural: bool = False) -> Found:
     stop = "" if value[-1] in ".!?" else "."
-    text = f"The {relation.noun} of {relation.entity} is {'now ' if changed else ''}{value}{stop}"
+    verb = "are" if plural else "is"
+    text = f"The {relation.noun} of {relation.entity} {verb} {'now ' if changed else ''}{value}{stop}"
     return Found(start, relation.key, value, text, description=relation.description)
 
 
