@@ -1,7 +1,7 @@
 """Facts about named entities kept in plain prose, through the local service (SQLite, MiniLM, the
 rules, the projector worker): the latest value is the one current belief, the older values are
-in its version chain, a value stated without a change marker is flagged as a contradiction, and
-an entity's key is never resolved onto one of the subject's own keys."""
+in its version chain, a value stated without a change marker is flagged as a contradiction, an
+entity's key is never resolved onto one of the subject's own keys, and a replay reproduces it all."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.model.events import AppendEventRequest
+from agentmem.semantic.replay import replay
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
@@ -74,3 +75,21 @@ def test_an_entity_key_is_never_resolved_onto_a_subject_key(services: Services) 
     assert current["location_of_acme"] == "Munich"
     assert current["employer_of_dana_lee"] == "Globex"
     assert current["home_city_of_raj_patel"] == "Denver"
+
+
+def test_a_replay_reproduces_every_entity_belief_and_its_chain(services: Services) -> None:
+    say(services, "kb4", "Globex's CFO is Ana Ruiz.", "The CFO of Globex has changed to Ben Okafor.",
+        "Ben Okafor is the CFO of Globex.", "The capital of Zembla is Onhava.")  # fmt: skip
+    semantic, log = services.semantic, services.event_log
+    assert isinstance(log, SqliteEventLog)
+    before = semantic.store.active()
+    keys = sorted(b.key for b in before.current("kb4"))
+    assert keys == ["capital_of_zembla", "cfo_of_globex"]
+    histories = {k: before.history("kb4", k) for k in keys}
+
+    replay(log, semantic, SqliteCheckpoints(log.database, services.settings.tenant_id))
+
+    after = semantic.store.active()
+    assert after.generation != before.generation
+    assert {k: after.history("kb4", k) for k in keys} == histories
+    assert [b.value for b in histories["cfo_of_globex"]] == ["Ana Ruiz", "Ben Okafor"]
