@@ -27,6 +27,7 @@ from agentmem.adapters.local.rules.lexicon import (
     SPELLING,
     words,
 )
+from agentmem.adapters.local.rules.possessive import VERBS
 from agentmem.adapters.local.rules.sentences import ABBREVIATIONS
 from agentmem.adapters.local.rules.verdict_lexicon import COMPANY_SUFFIXES
 from agentmem.adapters.local.rules.voice import subject_words
@@ -96,7 +97,6 @@ NO_VALUES = words(
 """A first word that makes what follows no stated value ("is expected to be", "is probably")."""
 LOCATIONS = words("headquarters hq location seat base office offices home venue")
 """Attributes whose value may follow "in" or "at": "the headquarters of Acme is in Berlin"."""
-VERBS = words("is are was were has have had do does did said says think thinks told know will would")
 AT_PLACE = re.compile(r"^(?:in|at)\s+", re.I)
 
 
