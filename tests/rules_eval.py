@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agentmem.adapters.local.rules.entity_facts import is_entity_key
 from agentmem.model.beliefs import (
     Belief,
     Cardinality,
@@ -143,18 +144,24 @@ class NearMissScore:
     false_facts: int
     sentences_with_a_fact: int
     offenders: list[str]
+    about_other_entities: int = 0  # facts under a key scoped by another named entity: not false
 
 
 def score_near_misses(rows: Iterable[dict[str, Any]], extract: Extract) -> NearMissScore:
+    """A near miss must state nothing about the subject. "The capital of Texas is Austin" may give
+    `capital_of_texas` (a fact about Texas, kept under its own key), never `city`."""
     rows = list(rows)
     offenders = []
-    facts = 0
+    facts = others = 0
     for row in rows:
-        got = _pairs(extract(event_of(row), DEFAULT_FACT_TYPES))
+        found = extract(event_of(row), DEFAULT_FACT_TYPES)
+        about_others = [f for f in found if is_entity_key(f.key, f.text)]
+        others += len(about_others)
+        got = _pairs(f for f in found if f not in about_others)
         facts += len(got)
         if got:
             offenders.append(f"{row['id']}: {sorted(got)}")
-    return NearMissScore(len(rows), facts, len(offenders), offenders)
+    return NearMissScore(len(rows), facts, len(offenders), offenders, others)
 
 
 def key_candidates(row: dict[str, Any]) -> list[KeyCandidate]:

@@ -63,7 +63,7 @@ def test_prose_extraction_reaches_its_floor(split: str) -> None:
 
 
 @pytest.mark.parametrize("split", SPLITS)
-def test_near_misses_extract_nothing(split: str) -> None:
+def test_near_misses_state_nothing_about_the_subject(split: str) -> None:
     score = score_near_misses(load("near_misses", split), RulesLLM().extract_facts)
     assert score.false_facts == 0, score.offenders
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -117,7 +118,7 @@ class KeyResolver:
         self._llm = llm
         self._embedder = embedder
         self._fact_types = fact_types
-        self._vectors: dict[str, list[float]] = {}
+        self._vectors: dict[str, tuple[float, ...]] = {}
 
     def resolve(
         self, fact: FactInput, subject_id: str, order: str, book: KeyBook, *, explicit: bool
@@ -189,10 +190,10 @@ class KeyResolver:
         scored.sort(key=lambda c: (-c.score, c.key))
         return [c for c in scored if c.score >= MIN_SCORE][:SHORTLIST]
 
-    def _embed(self, texts: list[str]) -> list[list[float]]:
+    def _embed(self, texts: list[str]) -> list[tuple[float, ...]]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if missing:
-            self._vectors.update(zip(missing, self._embedder.embed(missing), strict=True))
+            self._vectors.update(zip(missing, map(_unit, self._embedder.embed(missing)), strict=True))
         return [self._vectors[t] for t in texts]
 
 
@@ -200,7 +201,12 @@ def _describe(key: str, description: str, sentence: str) -> str:
     return " ".join(part for part in (f"{key.replace('_', ' ')}:", description, sentence) if part)
 
 
+def _unit(vector: Sequence[float]) -> tuple[float, ...]:
+    """The vector scaled to length 1 once, when cached: a cosine is then one dot product (a
+    subject with a thousand keys compares each new proposal with all of them)."""
+    norm = math.sqrt(sum(map(operator.mul, vector, vector)))
+    return tuple(x / norm for x in vector) if norm else tuple(0.0 for _ in vector)
+
+
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+    return float(sum(map(operator.mul, a, b)))

@@ -67,9 +67,18 @@ def reduced(found: list[str]) -> list[str]:
     return kept or found
 
 
+def scope(found: list[str]) -> tuple[str, ...]:
+    """What a key is scoped by, word for word: `ceo_of_acme` is Acme's, `city` the subject's."""
+    return tuple(found[found.index("of") + 1 :]) if "of" in found else ()
+
+
 def same(proposal: KeyProposal, candidate: KeyCandidate) -> str | None:
-    """Why the proposal means the candidate, or None."""
-    mine, theirs = key_words(proposal.key), concepts(key_words(candidate.key))
+    """Why the proposal means the candidate, or None. Keys scoped by different entities never
+    mean the same (`ceo_of_acme` is not `ceo_of_globex`, `location_of_acme` is not `city`)."""
+    mine = key_words(proposal.key)
+    if scope(mine) != scope(key_words(candidate.key)):
+        return None
+    theirs = concepts(key_words(candidate.key))
     if concepts(mine) == theirs:
         return f"{proposal.key} and {candidate.key} name the same thing"
     kept = reduced(mine)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from pydantic import ValidationError
 
-from agentmem.adapters.local.rules import changes, keys, possessive, shapes, verdict
+from agentmem.adapters.local.rules import changes, entity_facts, keys, possessive, shapes, verdict
 from agentmem.adapters.local.rules.found import Context, Found
 from agentmem.adapters.local.rules.sentences import is_question, mask_quotes, split, states
 from agentmem.adapters.local.rules.verdict_lexicon import stem
@@ -71,6 +71,9 @@ class RulesLLM:
         ignore = frozenset(stem(w) for w in fact_type.key.split("_")) | {
             stem(n) for name in names(current.subject_id) for n in name.split()
         }
+        if entity_facts.is_entity_key(fact_type.key, current.text, candidate.text):
+            changed = entity_facts.changed(candidate.text)
+            return verdict.decide_entity(current.value, candidate.value, changed=changed, ignore=ignore)
         return verdict.decide(
             current.value, candidate.value, new_text=candidate.text, old_text=current.text, ignore=ignore
         )
@@ -87,7 +90,7 @@ def _statements(ctx: Context, sentence: str) -> Iterator[Found]:
             text = possessive.sentence_for(ctx.name, noun, value, fact_type.cardinality)
             yield Found(start, fact_type.key, value, text, fact_type.cardinality)
     yield from possessive.find(ctx, sentence, states)
-    for fact in shapes.find(ctx, sentence, states):
+    for fact in (*shapes.find(ctx, sentence, states), *entity_facts.find(ctx, sentence, states)):
         declared = ctx.declared.get(fact.key)
         yield Found(**{**fact.__dict__, "cardinality": declared.cardinality}) if declared else fact
 

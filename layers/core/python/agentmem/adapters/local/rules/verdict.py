@@ -236,3 +236,20 @@ def _acronym(short: Reading, long: Reading) -> bool:
         return False
     (word,) = short.core
     return 2 <= len(word) <= 5 and word == long.initials
+
+
+def decide_entity(
+    old_value: str, new_value: str, *, changed: bool, ignore: frozenset[str] = frozenset()
+) -> Verdict:
+    """The verdict for an attribute of a named entity ("the CEO of Acme"). Unlike the subject's
+    own statements, two sources may disagree about the world: a different value is an UPDATE when
+    its sentence marks the change ("is now", "has changed to", "became") or only adds detail to
+    the old one, and a CONFLICT when it states another value as if nothing had changed."""
+    plain = decide(old_value, new_value, ignore=ignore)
+    if plain is Verdict.SAME:
+        return plain
+    if changed:
+        return Verdict.UPDATE
+    old, new = read(old_value, ignore), read(new_value, ignore)
+    detail = old.figures == new.figures and bool(old.core) and (old.core <= new.core or new.core <= old.core)
+    return Verdict.UPDATE if plain is Verdict.UPDATE and detail else Verdict.CONFLICT
