@@ -10,7 +10,7 @@ Nothing is inferred or estimated: every value is the event's own words."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from pydantic import ValidationError
 
@@ -61,9 +61,11 @@ class RulesLLM:
             before = ""  # the sentence before, when it stated nothing: a correction's first half
             for sentence in split(mask_quotes(passage.text)):
                 if not is_question(sentence):
-                    stated = sorted(
-                        changes.told(sentence, _statements(ctx, sentence), before), key=lambda f: f.start
-                    )
+                    # An entity fact keeps the sentence it is rewritten to ("The CEO of Acme is
+                    # now V."): its verdict reads the change marker there, not in the prose.
+                    told = changes.told(sentence, _statements(ctx, sentence), before)
+                    about_entities = _declared(ctx, entity_facts.find(ctx, sentence, states))
+                    stated = sorted((*told, *about_entities), key=lambda f: f.start)
                     found, before = found + stated, "" if stated else sentence
         return _facts(found, declared)
 
@@ -90,7 +92,12 @@ def _statements(ctx: Context, sentence: str) -> Iterator[Found]:
             text = possessive.sentence_for(ctx.name, noun, value, fact_type.cardinality)
             yield Found(start, fact_type.key, value, text, fact_type.cardinality)
     yield from possessive.find(ctx, sentence, states)
-    for fact in (*shapes.find(ctx, sentence, states), *entity_facts.find(ctx, sentence, states)):
+    yield from _declared(ctx, shapes.find(ctx, sentence, states))
+
+
+def _declared(ctx: Context, found: Iterable[Found]) -> Iterator[Found]:
+    """Facts with the cardinality their key was declared with, where it was."""
+    for fact in found:
         declared = ctx.declared.get(fact.key)
         yield Found(**{**fact.__dict__, "cardinality": declared.cardinality}) if declared else fact
 
