@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agentmem.context.superseded import mentioned, replaced_values
 from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit, StatedFact
@@ -155,6 +156,7 @@ def history_candidates(
     """Candidates best first, what was left out and why, and a note on the fusion."""
     fused, note = fuse(hits, query)
     current = CurrentBeliefs(beliefs, subject_id)
+    replaced = replaced_values(shown)
     shown_ids = {b.doc_id for b in shown if b.current}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
@@ -165,6 +167,8 @@ def history_candidates(
     seen = NearDuplicates(HISTORY_DUPLICATE_THRESHOLD)
     for n, (score, passage) in enumerate(fused):
         labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
+        # An old value said in words the extractor did not read is labelled all the same.
+        labels = list(dict.fromkeys([*labels, *map(superseded_label, mentioned(passage, replaced))]))
         if not labels and says_no_more(passage, covering):
             ids = ", ".join(b.doc_id for b in covering)
             dropped.append(Dropped(item_id(passage), "history", f"stands as belief {ids}"))

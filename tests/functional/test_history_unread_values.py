@@ -1,0 +1,66 @@
+"""History labels an old value said in words the extractor did not read (issue 12: history never
+contradicts a current belief unlabelled), and only a passage said before the change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+from agentmem.model.context import ContextRequest
+from agentmem.model.events import AppendEventRequest
+from agentmem.semantic.worker import ProjectorWorker
+from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
+
+WINTERS = "The winters in Porto are mild, so I never pack the heavy coat."
+BROTHER = "My brother still rents a flat in Porto near the river."
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    services = bootstrap(Settings(data_dir=tmp_path_factory.mktemp("unread") / "data"))
+
+    def say(session: str, text: str) -> None:
+        request = AppendEventRequest(subject_id="maya", round=0, agent="user", kind="message", content=text)
+        services.episodic.append(session, request)
+
+    say("S1", "I live in Porto.")
+    say("S1", WINTERS)
+    say("S2", "The forecast says light rain on Tuesday.")
+    say("S3", "We moved from Porto to Lisbon last month.")
+    say("S4", BROTHER)
+    log = services.event_log
+    assert isinstance(log, SqliteEventLog)
+    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    yield services
+
+
+def read(services: Services, query: str) -> dict[str, Any]:
+    request = ContextRequest(
+        subject_id="maya", session_id="S9", agent="reader", query=query, budget_tokens=1000
+    )
+    return services.context.build(request).model_dump(mode="json")
+
+
+def test_the_extractor_read_the_move_but_not_the_winters(services: Services) -> None:
+    (city,) = [b for b in services.semantic.current("maya") if b.key == "city"]
+    assert city.value == "Lisbon" and city.version == 2
+    assert not any("winter" in b.text.lower() for b in services.semantic.current("maya"))
+
+
+def test_an_old_value_in_unread_words_is_labelled_with_the_current_one(services: Services) -> None:
+    result = read(services, "Which city does Maya live in, and what are the winters like in Porto?")
+    (line,) = [line for line in result["markdown"].splitlines() if WINTERS in line]
+    assert "⚠ superseded: city is Lisbon since S3." in line
+    (item,) = [i for i in result["items"] if i["source"] == "history" and i["ref"]["session_id"] == "S1"
+               and i["ref"]["seq"] == 2]  # fmt: skip
+    assert item["ref"]["superseded"] is True
+
+
+def test_a_passage_said_after_the_change_is_not_labelled(services: Services) -> None:
+    result = read(services, "Who lives in Porto near the river?")
+    (line,) = [line for line in result["markdown"].splitlines() if BROTHER in line]
+    assert "superseded" not in line
