@@ -75,6 +75,12 @@ PROJECTOR_PATHS: dict[str, tuple[str, ...]] = {
         "_aliases",
     ),
 }
+# The replay worker's share of PROJECTOR_PATHS: the generation indexes (and the aliases it moves), never
+# the skill or asset indexes, which a replay of the log does not write.
+GENERATION_PATHS: dict[str, tuple[str, ...]] = {
+    action: tuple(path for path in paths if not path.startswith(LIBRARY_INDEXES))
+    for action, paths in PROJECTOR_PATHS.items()
+}
 # Off, a `_bulk` body could name any index whatever the path said, and path-scoped grants would mean little.
 ADVANCED_OPTIONS = {"rest.action.multi.allow_explicit_index": "false"}
 
@@ -138,6 +144,12 @@ class SearchDomain(Construct):
         """What the projector sends to the agentmem indexes: create them, read and write their documents,
         bulk, search, refresh, purge an erased subject, move the aliases (PROJECTOR_PATHS)."""
         for action, paths in PROJECTOR_PATHS.items():
+            self._allow(role, (action,), *paths)
+
+    def grant_generation_write(self, role: iam.IRole) -> None:
+        """What a replay sends (GENERATION_PATHS): the belief, observation and passage indexes of any
+        generation, and the aliases; no skill or asset index."""
+        for action, paths in GENERATION_PATHS.items():
             self._allow(role, (action,), *paths)
 
     def grant_erase(self, role: iam.IRole) -> None:

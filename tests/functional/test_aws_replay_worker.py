@@ -247,3 +247,10 @@ def test_a_file_outside_the_replay_exports_is_refused(world: dict[str, Any]) -> 
 def test_an_unknown_step_is_refused(world: dict[str, Any]) -> None:
     with pytest.raises(InvalidInputError, match="unknown replay step 'reindex'"):
         step(world, action="reindex")
+
+
+def test_the_worker_takes_exactly_the_settings_a_local_shadow_may_change() -> None:
+    from agentmem.entrypoints.replay_worker import SHADOW_SETTINGS as WORKER
+    from agentmem.entrypoints.shadow_command import SHADOW_SETTINGS as CLI
+
+    assert set(CLI) == WORKER

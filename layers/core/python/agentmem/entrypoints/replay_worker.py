@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentmem.adapters.aws.dynamodb_export import data_file_key, event_of, export_items
 from agentmem.entrypoints.observability import configure, logger, tracer
-from agentmem.entrypoints.shadow_command import SHADOW_SETTINGS
 from agentmem.errors import ConflictError, InvalidInputError, NotFoundError
 from agentmem.semantic.replay_batch import prepared, project_batch
 from agentmem.settings import Settings
@@ -38,6 +37,13 @@ BATCH = 25  # events per projection call: one embedding call for their new sente
 # Stop reading new events with this much time left: one batch (extraction of 25 events, about
 # 1-2 s each on Bedrock) must still finish inside the function's timeout.
 RESERVE_MS = 120_000
+# The settings a shadow may change: agentmem.entrypoints.shadow_command.SHADOW_SETTINGS (the CLI is not
+# shipped in the layer, so the list is repeated here; a unit test holds the two equal).
+SHADOW_SETTINGS = frozenset(
+    {"allow_undeclared_facts", "bedrock_embedding_model", "bedrock_llm_model", "embedder",
+     "embedder_base_url", "embedder_dimensions", "embedder_model", "fact_types", "llm", "llm_base_url",
+     "llm_model"}
+)  # fmt: skip
 EXPORT_PREFIX = "replay/"  # where the state machine exports the table (its role may read nothing else)
 
 
@@ -49,7 +55,7 @@ class Step(BaseModel):
 
 
 class Prepare(Step):
-    mode: str = "replay"
+    mode: Literal["replay", "shadow"] = "replay"
     generation: int | None = Field(default=None, ge=1)
 
 
@@ -65,7 +71,7 @@ class Activate(Step):
 
 
 def _check_settings(settings: Mapping[str, str]) -> None:
-    stray = sorted(set(settings) - set(SHADOW_SETTINGS))
+    stray = sorted(set(settings) - SHADOW_SETTINGS)
     if stray:
         raise InvalidInputError(f"settings a replay may not change: {', '.join(stray)}", field="settings")
 
