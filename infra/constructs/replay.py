@@ -32,6 +32,7 @@ that did not succeed. A new execution with `--generation N` re-exports and skips
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import aws_cdk as cdk
 from aws_cdk import aws_iam as iam
@@ -180,13 +181,13 @@ class Replay(Construct):
     # -- the definition -----------------------------------------------------------------------
 
     def _invoke(
-        self, state_id: str, payload: dict[str, object], result_path: str | None = None
+        self, state_id: str, payload: Mapping[str, object], result_path: str | None = None
     ) -> tasks.LambdaInvoke:
         task = tasks.LambdaInvoke(
             self,
             state_id,
             lambda_function=self.worker.function,
-            payload=sfn.TaskInput.from_object(payload),
+            payload=sfn.TaskInput.from_object(dict(payload)),
             payload_response_only=True,
             result_path=result_path,
             retry_on_service_exceptions=False,  # TRANSIENT_ERRORS below cover them, with a longer backoff
