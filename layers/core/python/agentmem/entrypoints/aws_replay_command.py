@@ -118,10 +118,11 @@ def _progress(sfn: SFNClient, execution: str) -> str:
 def wait(sfn: SFNClient, execution: str, poll: float, sleep: Callable[[float], None]) -> dict[str, Any]:
     last = ""
     while True:
-        described = dict(sfn.describe_execution(executionArn=execution))
-        if described["status"] in DONE:
+        described: dict[str, Any] = dict(sfn.describe_execution(executionArn=execution))
+        status = str(described["status"])
+        if status in DONE:
             return described
-        line = f"{described['status'].lower()}: {_progress(sfn, execution)}"
+        line = f"{status.lower()}: {_progress(sfn, execution)}"
         if line != last:
             print(line, flush=True)
             last = line
