@@ -20,7 +20,7 @@ import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
 
-from agentmem.entrypoints.aws_replay_command import OUTPUT_KEY, state_machine_arn
+from agentmem.entrypoints.aws_replay_command import OUTPUT_KEY, progress_line, state_machine_arn
 from agentmem.entrypoints.cli import main
 from tests.aws_fixtures import use_fake_aws_environment
 
@@ -187,3 +187,31 @@ def test_a_replay_that_would_go_live_with_other_models_is_refused(sfn: Any) -> N
 def test_the_aws_flags_are_refused_on_a_local_replay(tmp_path: Any) -> None:
     with pytest.raises(SystemExit, match="--generation, --no-wait only go with --backend aws"):
         main(["replay", "--data-dir", str(tmp_path), "--generation", "2", "--no-wait"])
+
+
+def test_progress_counts_each_map_runs_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto lists no Map Runs, so the answers are the documented shapes, through a stubbed client."""
+    use_fake_aws_environment(monkeypatch)
+    sfn = boto3.client("stepfunctions")
+    execution = "arn:aws:states:us-east-1:123456789012:execution:agentmem-acme-replay:replay-new-1"
+    run = "arn:aws:states:us-east-1:123456789012:mapRun:agentmem-acme-replay/ProjectBuild:0f6c1a3e"
+    counts = {"pending": 1, "running": 0, "succeeded": 3, "failed": 1, "timedOut": 0, "aborted": 0,
+              "total": 5, "resultsWritten": 4}  # fmt: skip
+    described = {
+        "mapRunArn": run, "executionArn": execution, "status": "RUNNING", "startDate": "2026-12-02T03:00:00Z",
+        "maxConcurrency": 8, "toleratedFailurePercentage": 0.0, "toleratedFailureCount": 0,
+        "itemCounts": counts, "executionCounts": counts,
+    }  # fmt: skip
+    with Stubber(sfn) as stub:
+        listed = {
+            "executionArn": execution,
+            "mapRunArn": run,
+            "stateMachineArn": run,
+            "startDate": "2026-12-02T03:00:00Z",
+        }
+        stub.add_response("list_map_runs", {"mapRuns": [listed]}, {"executionArn": execution})
+        stub.add_response("describe_map_run", described, {"mapRunArn": run})
+        stub.add_response("list_map_runs", {"mapRuns": []}, {"executionArn": execution})
+
+        assert progress_line(sfn, execution) == "ProjectBuild 3/5 files, 1 failed"
+        assert progress_line(sfn, execution) == "exporting the log"  # no Map Run yet: the export is running

@@ -104,7 +104,7 @@ def execution_input(
     }
 
 
-def _progress(sfn: SFNClient, execution: str) -> str:
+def progress_line(sfn: SFNClient, execution: str) -> str:
     """One line: each Map Run's files succeeded / failed / of total so far."""
     parts = []
     for run in sfn.list_map_runs(executionArn=execution).get("mapRuns", []):
@@ -122,7 +122,7 @@ def wait(sfn: SFNClient, execution: str, poll: float, sleep: Callable[[float], N
         status = str(described["status"])
         if status in DONE:
             return described
-        line = f"{status.lower()}: {_progress(sfn, execution)}"
+        line = f"{status.lower()}: {progress_line(sfn, execution)}"
         if line != last:
             print(line, flush=True)
             last = line
