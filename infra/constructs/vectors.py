@@ -6,7 +6,8 @@ A managed domain, not an OpenSearch Serverless collection: the belief adapter
 supports. The adapter signs for service `es` because the endpoint is not an `.aoss.` host.
 
 Access is IAM only, through the domain access policy (a resource policy): it names this stack's projector
-role (read and write) and read role (read and search) and nobody else, so the roles need no identity
+role (read and write), read roles (read and search), the erasure role, the replay worker and the replay
+operator role (infra/constructs/replay.py), and nobody else, so the roles need no identity
 statements of their own; within one account either kind of policy grants access. Fine-grained access
 control is left off: it would add a master user and role mappings made through the security plugin's
 REST API after each deploy, for two roles that IAM already tells apart.
@@ -209,8 +210,8 @@ class SearchDomain(Construct):
 
     def _acknowledge_findings(self) -> None:
         projection = (
-            "The indexes are projections of the log table, which is the only copy of the data. A rebuild on "
-            "AWS is not automated yet: `agentmem replay` rebuilds a local store, not this domain."
+            "The indexes are projections of the log table, which is the only copy of the data; the replay "
+            "state machine (infra/constructs/replay.py) rebuilds them from an export of it."
         )
         acknowledge(
             self.domain,
