@@ -32,14 +32,12 @@ that did not succeed. A new execution with `--generation N` re-exports and skips
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 
 import aws_cdk as cdk
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_stepfunctions as sfn
-from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
 from infra.config import TenantConfig
@@ -47,35 +45,17 @@ from infra.constructs.bedrock import BedrockModels
 from infra.constructs.functions import AgentmemFunction
 from infra.constructs.layers import Layers
 from infra.constructs.replay_access import grant_operator
+from infra.constructs.replay_definition import EXPORT_PREFIX, PASSES, ReplayDefinition
 from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, arn_head, logical_ref
 from infra.paths import FUNCTIONS_DIR
 
-EXPORT_PREFIX = "replay"  # agentmem.entrypoints.replay_worker.EXPORT_PREFIX, without its slash
-RESULTS_PREFIX = "results"
 # Exports hold every event of the log; a week is enough to redrive a failed run. An erased subject's
 # events in an older export are skipped by the worker (it reads the tombstones), and expire here.
 EXPORT_RETENTION = cdk.Duration.days(7)
-EXPORT_POLL = cdk.Duration.minutes(1)
-# Data files projected at once, each by one worker at a time: the load on Bedrock and OpenSearch.
-MAX_CONCURRENCY = 8
-# A file that fails fails the Map Run: a generation missing a file's events must not go live. The
-# run's other files finish or stop, and a redrive re-runs only the unsuccessful ones.
-TOLERATED_FAILURE_PERCENTAGE = 0
 WORKER_TIMEOUT = cdk.Duration.minutes(15)  # the worker stops reading RESERVE_MS before this
 EXECUTION_TIMEOUT = cdk.Duration.days(7)
-# Worker errors worth another try (agentmem.errors names them), and Lambda's own transient ones.
-TRANSIENT_ERRORS = [
-    "BackendUnavailableError",
-    "ContentionError",
-    "Lambda.ServiceException",
-    "Lambda.AWSLambdaException",
-    "Lambda.SdkClientException",
-    "Lambda.TooManyRequestsException",
-]
-PASSES = ("Build", "CatchUp", "Final")  # the replay's; a shadow runs Build alone
-EXPORT_ERRORS = ["DynamoDb.LimitExceededException", "DynamoDb.InternalServerErrorException"]
 
 
 class Replay(Construct):
@@ -97,6 +77,9 @@ class Replay(Construct):
         removal = cdk.RemovalPolicy.RETAIN if config.retain else cdk.RemovalPolicy.DESTROY
         self.bucket = self._build_bucket(removal)
         self.worker = self._build_worker(layers, vectors, models)
+        definition = ReplayDefinition(
+            self, worker=self.worker.function, table=storage.table, bucket=self.bucket
+        )
         self.log_group = logs.LogGroup(
             self, "Logs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal
         )
@@ -104,7 +87,7 @@ class Replay(Construct):
             self,
             "StateMachine",
             comment=f"agentmem {config.tenant}: replay the log into a new belief generation",
-            definition_body=sfn.DefinitionBody.from_chainable(self._definition()),
+            definition_body=sfn.DefinitionBody.from_chainable(definition.chain()),
             state_machine_type=sfn.StateMachineType.STANDARD,  # a Distributed Map and hours of work
             timeout=EXECUTION_TIMEOUT,
             tracing_enabled=True,
@@ -177,186 +160,6 @@ class Replay(Construct):
             BedrockModels(embedding_model=model_id, llm_model=model_id).grant_invoke(role, worker)
         self._storage.grant_tombstone_read(role)  # erased subjects stay out of every generation
         return worker
-
-    # -- the definition -----------------------------------------------------------------------
-
-    def _invoke(
-        self, state_id: str, payload: Mapping[str, object], result_path: str | None = None
-    ) -> tasks.LambdaInvoke:
-        task = tasks.LambdaInvoke(
-            self,
-            state_id,
-            lambda_function=self.worker.function,
-            payload=sfn.TaskInput.from_object(dict(payload)),
-            payload_response_only=True,
-            result_path=result_path,
-            retry_on_service_exceptions=False,  # TRANSIENT_ERRORS below cover them, with a longer backoff
-        )
-        task.add_retry(
-            errors=TRANSIENT_ERRORS, interval=cdk.Duration.seconds(5), max_attempts=6, backoff_rate=2
-        )
-        return task
-
-    def _definition(self) -> sfn.IChainable:
-        settings = sfn.JsonPath.object_at("$.settings")
-        prepare = self._invoke(
-            "Prepare",
-            {"action": "prepare", "mode": sfn.JsonPath.string_at("$.mode"),
-             "generation": sfn.JsonPath.object_at("$.generation"), "settings": settings},
-            result_path="$.prepared",
-        )  # fmt: skip
-        target = sfn.Pass(
-            self,
-            "Target",
-            parameters={
-                "mode": sfn.JsonPath.string_at("$.mode"),
-                "settings": settings,
-                "generation": sfn.JsonPath.number_at("$.prepared.generation"),
-                "live_generation": sfn.JsonPath.number_at("$.prepared.live_generation"),
-            },
-        )
-        activate = self._invoke(
-            "Activate",
-            {
-                "action": "activate",
-                "generation": sfn.JsonPath.number_at("$.generation"),
-                "settings": settings,
-            },
-            result_path="$.activated",
-        )
-        shadow_built = sfn.Succeed(
-            self, "ShadowBuilt", comment="Nothing switched: promote it to make it live"
-        )
-        replayed = sfn.Succeed(self, "Replayed")
-        build, catch_up, final = (self._pass(name) for name in PASSES)
-        switch = catch_up.next(activate).next(final).next(replayed)
-        return (
-            prepare.next(target)
-            .next(build)
-            .next(
-                sfn.Choice(self, "ShadowOrReplay")
-                .when(sfn.Condition.string_equals("$.mode", "shadow"), shadow_built)
-                .otherwise(switch)
-            )
-        )
-
-    def _pass(self, name: str) -> sfn.Chain:
-        """Export the table, wait for the export, project every data file into the generation."""
-        folder = f"{EXPORT_PREFIX}/{{}}/{name.lower()}"
-        export = tasks.CallAwsService(
-            self,
-            f"Export{name}",
-            service="dynamodb",
-            action="exportTableToPointInTime",
-            iam_action="dynamodb:ExportTableToPointInTime",
-            iam_resources=[self._storage.table.table_arn],
-            parameters={
-                "TableArn": self._storage.table.table_arn,
-                "S3Bucket": self.bucket.bucket_name,
-                "S3Prefix": sfn.JsonPath.format(folder, sfn.JsonPath.execution_name),
-                "ExportFormat": "DYNAMODB_JSON",
-                # The same token for a retried call: DynamoDB starts one export, not two.
-                "ClientToken": sfn.JsonPath.hash(
-                    sfn.JsonPath.format(folder, sfn.JsonPath.execution_name), "MD5"
-                ),
-            },
-            result_selector={"arn": sfn.JsonPath.string_at("$.ExportDescription.ExportArn")},
-            result_path="$.export",
-        )
-        export.add_retry(
-            errors=EXPORT_ERRORS, interval=cdk.Duration.seconds(30), max_attempts=5, backoff_rate=2
-        )
-        wait = sfn.Wait(self, f"Wait{name}", time=sfn.WaitTime.duration(EXPORT_POLL))
-        describe = tasks.CallAwsService(
-            self,
-            f"Describe{name}",
-            service="dynamodb",
-            action="describeExport",
-            iam_action="dynamodb:DescribeExport",
-            iam_resources=[f"{self._storage.table.table_arn}/export/*"],
-            parameters={"ExportArn": sfn.JsonPath.string_at("$.export.arn")},
-            result_selector={
-                "arn": sfn.JsonPath.string_at("$.ExportDescription.ExportArn"),
-                "status": sfn.JsonPath.string_at("$.ExportDescription.ExportStatus"),
-                "prefix": sfn.JsonPath.string_at("$.ExportDescription.S3Prefix"),
-                # <prefix>/AWSDynamoDB/<export id>/manifest-files.json; the id ends the export's ARN.
-                "files": sfn.JsonPath.format(
-                    "{}/AWSDynamoDB/{}/manifest-files.json",
-                    sfn.JsonPath.string_at("$.ExportDescription.S3Prefix"),
-                    sfn.JsonPath.array_get_item(
-                        sfn.JsonPath.string_split(
-                            sfn.JsonPath.string_at("$.ExportDescription.ExportArn"), "/"
-                        ),
-                        3,
-                    ),
-                ),
-            },
-            result_path="$.export",
-        )
-        describe.add_retry(
-            errors=EXPORT_ERRORS, interval=cdk.Duration.seconds(30), max_attempts=5, backoff_rate=2
-        )
-        failed = sfn.Fail(
-            self,
-            f"Export{name}Failed",
-            error="ExportFailed",
-            cause="DynamoDB did not finish the export; start the replay again with --generation to resume",
-        )
-        projected = sfn.Pass(self, f"Projected{name}", result_path=sfn.JsonPath.DISCARD)
-        done = (
-            sfn.Choice(self, f"Exported{name}")
-            .when(
-                sfn.Condition.string_equals("$.export.status", "COMPLETED"), self._map(name).next(projected)
-            )
-            .when(sfn.Condition.string_equals("$.export.status", "FAILED"), failed)
-            .otherwise(wait)
-        )
-        export.next(wait)
-        wait.next(describe).next(done)
-        # The pass goes on from `projected`, once the Map is done (the loop is inside).
-        return sfn.Chain.custom(export, [projected], projected)
-
-    def _map(self, name: str) -> sfn.DistributedMap:
-        files = sfn.DistributedMap(
-            self,
-            f"Project{name}",
-            label=f"Project{name}",
-            item_reader=sfn.S3JsonLItemReader(
-                bucket=self.bucket, key=sfn.JsonPath.string_at("$.export.files")
-            ),
-            item_selector={
-                "action": "project",
-                "generation": sfn.JsonPath.number_at("$.generation"),
-                "settings": sfn.JsonPath.object_at("$.settings"),
-                "prefix": sfn.JsonPath.string_at("$.export.prefix"),
-                "file": sfn.JsonPath.string_at("$$.Map.Item.Value.dataFileS3Key"),
-                "start": 0,
-            },
-            max_concurrency=MAX_CONCURRENCY,
-            tolerated_failure_percentage=TOLERATED_FAILURE_PERCENTAGE,
-            map_execution_type=sfn.StateMachineType.STANDARD,  # a large file loops for longer than 5 min
-            result_writer_v2=sfn.ResultWriterV2(
-                bucket=self.bucket, prefix=f"{RESULTS_PREFIX}/{name.lower()}"
-            ),
-            result_path=sfn.JsonPath.DISCARD,
-        )
-        step = {
-            "action": "project",
-            "generation": sfn.JsonPath.number_at("$.generation"),
-            "settings": sfn.JsonPath.object_at("$.settings"),
-            "prefix": sfn.JsonPath.string_at("$.prefix"),
-            "file": sfn.JsonPath.string_at("$.file"),
-            "start": sfn.JsonPath.number_at("$.start"),
-        }
-        slice_ = self._invoke(f"Slice{name}", step)
-        file_done = sfn.Succeed(self, f"File{name}Done")
-        slice_.next(
-            sfn.Choice(self, f"More{name}")
-            .when(sfn.Condition.boolean_equals("$.done", True), file_done)
-            .otherwise(slice_)
-        )
-        files.item_processor(slice_)
-        return files
 
     # -- permissions --------------------------------------------------------------------------
 

@@ -80,6 +80,10 @@ def prepare(services: Services, step: Prepare) -> dict[str, Any]:
     store = services.semantic.store
     store.ensure_ready()
     live = store.active().generation
+    if services.semantic.passages is not None:
+        # As the projector's cold start does: on a deployment whose events alias does not exist yet,
+        # the first passage generation created takes it, and that must be the live one, not ours.
+        services.semantic.passages.generation(live)
     if step.generation is None:
         index = store.new_generation()
     else:
