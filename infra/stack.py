@@ -107,6 +107,7 @@ class TenantStack(cdk.Stack):
             models=models, dead_letters=self.projector.dead_letters,
         )  # fmt: skip
         self.monitoring = self._build_monitoring()
+        self.monitoring.notify(self.replay.failure_alarm)
         self._add_outputs()
         self._add_replay_outputs()
         cdk.Tags.of(self).add("app", APP_NAME)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 
 import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
@@ -56,6 +57,7 @@ from infra.paths import FUNCTIONS_DIR
 EXPORT_RETENTION = cdk.Duration.days(7)
 WORKER_TIMEOUT = cdk.Duration.minutes(15)  # the worker stops reading RESERVE_MS before this
 EXECUTION_TIMEOUT = cdk.Duration.days(7)
+ALARM_PERIOD = cdk.Duration.minutes(5)
 
 
 class Replay(Construct):
@@ -94,6 +96,26 @@ class Replay(Construct):
             logs=sfn.LogOptions(
                 destination=self.log_group, level=sfn.LogLevel.ALL, include_execution_data=False
             ),
+        )
+        self.failure_alarm = cloudwatch.Alarm(
+            self,
+            "FailedAlarm",
+            alarm_description=f"agentmem {config.tenant}: a replay execution failed, timed out or was stopped."
+            " Readers stay on the generation they had; `aws stepfunctions redrive-execution` resumes it "
+            "where it stopped (docs/deploy.md, Replay).",
+            metric=cloudwatch.MathExpression(
+                expression="failed + timedOut + aborted",
+                using_metrics={
+                    "failed": self.state_machine.metric_failed(period=ALARM_PERIOD),
+                    "timedOut": self.state_machine.metric_timed_out(period=ALARM_PERIOD),
+                    "aborted": self.state_machine.metric_aborted(period=ALARM_PERIOD),
+                },
+                period=ALARM_PERIOD,
+            ),
+            threshold=0,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            evaluation_periods=1,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
         self._grant_export(self.state_machine.role)
         self._acknowledge_state_machine()

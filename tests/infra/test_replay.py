@@ -285,3 +285,17 @@ def test_a_tenant_may_name_more_models_for_the_replay_worker_alone(
     assert "foundation-model/cohere.embed-v4:0" in granted["ReplayWorkerRole"]
     assert "cohere" not in granted["ProjectorFunctionRole"]
     assert "cohere" not in granted["ReplayOperatorRole"]
+
+
+def test_a_failed_timed_out_or_stopped_replay_notifies_the_alarm_topic(acme: Synth) -> None:
+    _, alarm = only(
+        acme.resources("AWS::CloudWatch::Alarm", {"AlarmDescription": Match.string_like_regexp("replay")})
+    )
+    props = alarm["Properties"]
+    (expression,) = [m for m in props["Metrics"] if "Expression" in m]
+    assert expression["Expression"] == "failed + timedOut + aborted"
+    names = {m["MetricStat"]["Metric"]["MetricName"] for m in props["Metrics"] if "MetricStat" in m}
+    assert names == {"ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"}
+    assert (props["Threshold"], props["ComparisonOperator"]) == (0, "GreaterThanThreshold")
+    topic = {"Ref": next(iter(acme.resources("AWS::SNS::Topic")))}
+    assert props["AlarmActions"] == [topic] and props["OKActions"] == [topic]
