@@ -100,9 +100,9 @@ class Replay(Construct):
         self.failure_alarm = cloudwatch.Alarm(
             self,
             "FailedAlarm",
-            alarm_description=f"agentmem {config.tenant}: a replay execution failed, timed out or was stopped."
-            " Readers stay on the generation they had; `aws stepfunctions redrive-execution` resumes it "
-            "where it stopped (docs/deploy.md, Replay).",
+            alarm_description=f"agentmem {config.tenant}: a replay execution failed, timed out or was "
+            "stopped. Readers stay on the generation they had; `aws stepfunctions redrive-execution` "
+            "resumes it where it stopped (docs/deploy.md, Replay).",
             metric=cloudwatch.MathExpression(
                 expression="failed + timedOut + aborted",
                 using_metrics={
