@@ -254,3 +254,20 @@ def test_the_worker_takes_exactly_the_settings_a_local_shadow_may_change() -> No
     from agentmem.entrypoints.shadow_command import SHADOW_SETTINGS as CLI
 
     assert set(CLI) == WORKER
+
+
+def test_a_tenant_with_a_retention_is_refused_before_anything_is_built(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    """Expired events' beliefs are only in the live generation's observations: a replay from the log
+    would drop them, so the worker refuses rather than build a generation that loses them."""
+    settings = Settings(backend="local", tenant_id="acme", data_dir=tmp_path / "kept", retention_days=30)
+    kept = bootstrap(settings)
+    handler = replay_worker_handler(lambda _: kept, s3=world["s3"], bucket=BUCKET)
+
+    with pytest.raises(ConflictError, match="retention") as caught:
+        handler({"action": "prepare", "mode": "shadow"}, Context())
+
+    assert caught.value.field == "retention_days"
+    assert kept.semantic.store.active().generation == 1
+    assert kept.semantic.store.generation(2).subjects() == []  # no generation was prepared

@@ -77,6 +77,15 @@ def _check_settings(settings: Mapping[str, str]) -> None:
 
 
 def prepare(services: Services, step: Prepare) -> dict[str, Any]:
+    if services.settings.retention_days is not None:
+        # The beliefs of events TTL has expired live on only in the live generation's observations;
+        # a generation built from the log alone would drop them (docs/erasure.md). Seeding it from
+        # those observations, as the local replay seeds from its snapshot, is not built on AWS.
+        raise ConflictError(
+            "this tenant keeps events for a retention period: a replay from the log would drop the"
+            " beliefs of expired events, and seeding from the observation index is not built on AWS",
+            field="retention_days",
+        )
     store = services.semantic.store
     store.ensure_ready()
     live = store.active().generation
