@@ -27,6 +27,9 @@ are there) before it extracts anything, and the belief seq rule makes a re-appli
 No state catches a failure: a failed execution stops at the failed state, and
 `aws stepfunctions redrive-execution` resumes it there; a Map Run redriven re-runs only the files
 that did not succeed. A new execution with `--generation N` re-exports and skips what is done.
+
+A tenant with a retention is refused at Prepare: the beliefs of expired events live on only in the
+live generation's observations, and seeding a new generation from them is not built on AWS.
 """
 
 from __future__ import annotations
