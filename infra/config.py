@@ -96,6 +96,12 @@ class TenantConfig(BaseModel):
         DEFAULT_EMBEDDING_MODEL
     )
     bedrock_llm_model: Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)] = DEFAULT_LLM_MODEL
+    # More Bedrock models the replay worker alone may invoke: a shadow replay with a new embedding model or
+    # LLM (docs/deploy.md, "Embedder rotation") names them; the live functions keep the two above.
+    replay_models: Annotated[
+        list[Annotated[str, StringConstraints(pattern=MODEL_ID_PATTERN)]] | None,
+        BeforeValidator(json_or_commas),
+    ] = None
     # The composer's optional LLM steps (relevance filter, LLM ranker) through the tenant's LLM.
     composer_llm: Literal["off", "filter", "rank"] = "off"
     # A Bedrock Rerank model id (e.g. `amazon.rerank-v1:0`); unset, the composer ranks by fused BM25 + vector.

@@ -32,3 +32,16 @@ def logical_ref(construct: IConstruct, attribute: str = "Arn") -> str:
     target = child if isinstance(child, cdk.CfnElement) else construct
     assert isinstance(target, cdk.CfnElement), f"{construct.node.path} has no CloudFormation element"
     return f"<{cdk.Stack.of(construct).get_logical_id(target)}.{attribute}>"
+
+
+def arn_head(scope: IConstruct, service: str) -> str:
+    """`arn:<partition>:<service>:<region>:<account>` as cdk-nag spells it in a finding id: pseudo
+    parameters for an environment-agnostic stack, the values for a stack with an `env`."""
+    stack = cdk.Stack.of(scope)
+
+    def part(value: str, pseudo: str) -> str:
+        return f"<AWS::{pseudo}>" if cdk.Token.is_unresolved(value) else value
+
+    region = part(stack.region, "Region") if service != "s3" else ""
+    account = part(stack.account, "AccountId") if service != "s3" else ""
+    return f"arn:{part(stack.partition, 'Partition')}:{service}:{region}:{account}"

@@ -17,6 +17,7 @@ from infra.constructs.library import LibraryFunction, TenantParts
 from infra.constructs.monitoring import Monitoring
 from infra.constructs.projector import Projector
 from infra.constructs.read import ReadFunction
+from infra.constructs.replay import Replay
 from infra.constructs.storage import Storage
 from infra.constructs.vectors import SearchDomain
 from infra.nag import add_checks
@@ -101,8 +102,14 @@ class TenantStack(cdk.Stack):
                 compose_fn, self.compose.function, config.bedrock_rerank_model
             ).items():
                 compose_fn.add_environment(name, value)
+        self.replay = Replay(
+            self, "Replay", config=config, storage=self.storage, layers=self.layers, vectors=self.vectors,
+            models=models, dead_letters=self.projector.dead_letters,
+        )  # fmt: skip
         self.monitoring = self._build_monitoring()
+        self.monitoring.notify(self.replay.failure_alarm)
         self._add_outputs()
+        self._add_replay_outputs()
         cdk.Tags.of(self).add("app", APP_NAME)
         cdk.Tags.of(self).add("tenant", config.tenant)
 
@@ -152,6 +159,20 @@ class TenantStack(cdk.Stack):
             description="Every alarm of this tenant notifies this SNS topic (on ALARM and on OK)",
         )
         cdk.CfnOutput(self, "DashboardName", value=self.monitoring.dashboard.dashboard_name)
+
+    def _add_replay_outputs(self) -> None:
+        cdk.CfnOutput(
+            self,
+            "ReplayStateMachineArn",
+            value=self.replay.state_machine.state_machine_arn,
+            description="`agentmem replay --backend aws` starts executions of it (docs/deploy.md)",
+        )
+        cdk.CfnOutput(
+            self,
+            "ReplayOperatorRoleArn",
+            value=self.replay.operator.role_arn,
+            description="Assume it to run replay, redrive and catch-up against this tenant",
+        )
 
 
 def build_tenant_app(app: cdk.App) -> TenantStack:

@@ -6,7 +6,8 @@ A managed domain, not an OpenSearch Serverless collection: the belief adapter
 supports. The adapter signs for service `es` because the endpoint is not an `.aoss.` host.
 
 Access is IAM only, through the domain access policy (a resource policy): it names this stack's projector
-role (read and write) and read role (read and search) and nobody else, so the roles need no identity
+role (read and write), read roles (read and search), the erasure role, the replay worker and the replay
+operator role (infra/constructs/replay.py), and nobody else, so the roles need no identity
 statements of their own; within one account either kind of policy grants access. Fine-grained access
 control is left off: it would add a master user and role mappings made through the security plugin's
 REST API after each deploy, for two roles that IAM already tells apart.
@@ -75,6 +76,12 @@ PROJECTOR_PATHS: dict[str, tuple[str, ...]] = {
         "_aliases",
     ),
 }
+# The replay worker's share of PROJECTOR_PATHS: the generation indexes (and the aliases it moves), never
+# the skill or asset indexes, which a replay of the log does not write.
+GENERATION_PATHS: dict[str, tuple[str, ...]] = {
+    action: tuple(path for path in paths if not path.startswith(LIBRARY_INDEXES))
+    for action, paths in PROJECTOR_PATHS.items()
+}
 # Off, a `_bulk` body could name any index whatever the path said, and path-scoped grants would mean little.
 ADVANCED_OPTIONS = {"rest.action.multi.allow_explicit_index": "false"}
 
@@ -140,6 +147,12 @@ class SearchDomain(Construct):
         for action, paths in PROJECTOR_PATHS.items():
             self._allow(role, (action,), *paths)
 
+    def grant_generation_write(self, role: iam.IRole) -> None:
+        """What a replay sends (GENERATION_PATHS): the belief, observation and passage indexes of any
+        generation, and the aliases; no skill or asset index."""
+        for action, paths in GENERATION_PATHS.items():
+            self._allow(role, (action,), *paths)
+
     def grant_erase(self, role: iam.IRole) -> None:
         """Refresh and delete-by-query on the belief and observation indices of every generation:
         what erasing a subject sends (OpenSearchBeliefStore.forget_subject), and nothing else."""
@@ -197,8 +210,8 @@ class SearchDomain(Construct):
 
     def _acknowledge_findings(self) -> None:
         projection = (
-            "The indexes are projections of the log table, which is the only copy of the data. A rebuild on "
-            "AWS is not automated yet: `agentmem replay` rebuilds a local store, not this domain."
+            "The indexes are projections of the log table, which is the only copy of the data; the replay "
+            "state machine (infra/constructs/replay.py) rebuilds them from an export of it."
         )
         acknowledge(
             self.domain,

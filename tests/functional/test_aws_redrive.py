@@ -222,4 +222,4 @@ def test_replay_on_aws_names_the_repairs_that_exist(
         main(["replay"])
     message = str(exited.value)
     assert "agentmem redrive" in message and "agentmem catch-up" in message
-    assert "not built" in message and "README" not in message
+    assert "agentmem replay --backend aws" in message and "README" not in message

@@ -197,4 +197,6 @@ def test_outputs_name_the_api_url_table_bucket_search_endpoint_and_dead_letters(
         "ErasureDeadLetterQueueUrl",
         "AlarmTopicArn",
         "DashboardName",
+        "ReplayStateMachineArn",
+        "ReplayOperatorRoleArn",
     }

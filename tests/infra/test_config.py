@@ -329,7 +329,7 @@ def test_reserved_concurrency_is_set_on_the_named_functions_only(configured: Syn
         for props in configured.resources("AWS::Lambda::Function").values()
         if str(props["Properties"].get("Description", "")).startswith("agentmem ")
     }
-    assert len(reserved) == 6
+    assert len(reserved) == 7
     assert reserved.pop("agentmem write path") == 40
     assert reserved.pop("agentmem projector") == 5
     assert set(reserved.values()) == {None}

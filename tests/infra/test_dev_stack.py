@@ -67,12 +67,12 @@ def test_dev_stack_table_has_no_deletion_protection(dev: Synth) -> None:
 
 def test_dev_stack_empties_its_buckets_on_delete(dev: Synth) -> None:
     # CloudFormation cannot delete a non-empty bucket; CDK's auto-delete custom resource empties it first.
-    assert len(dev.resources("Custom::S3AutoDeleteObjects")) == 2
+    assert len(dev.resources("Custom::S3AutoDeleteObjects")) == 3  # access logs, blobs, replay exports
 
 
 def test_context_values_reach_the_function_and_the_stage(dev: Synth) -> None:
     functions = dev.resources("AWS::Lambda::Function", {"Handler": "handler.handler"})
-    assert len(functions) == 5  # write, read, projector, compose, erasure: the procedural tier is off
+    assert len(functions) == 6  # write, read, projector, compose, erasure, replay worker: no procedural tier
     for function in functions.values():
         assert function["Properties"]["Environment"]["Variables"]["AGENTMEM_TENANT_ID"] == "dev-1"
     _, write = only(
@@ -115,9 +115,9 @@ def test_an_in_region_llm_is_granted_in_this_region_only(dev: Synth) -> None:
     models = [
         f["Properties"]["Environment"]["Variables"].get("AGENTMEM_BEDROCK_LLM_MODEL") for f in functions
     ]
-    # The write and erasure functions call no model; the projector, read and compose functions call
-    # the configured one.
-    assert sorted(models, key=str) == [None, None, *["amazon.nova-lite-v1:0"] * 3]
+    # The write and erasure functions call no model; the projector, read, compose and replay worker
+    # functions call the configured one.
+    assert sorted(models, key=str) == [None, None, *["amazon.nova-lite-v1:0"] * 4]
 
 
 def test_without_the_procedural_tier_there_is_no_function_route_or_skill_index(dev: Synth) -> None:
@@ -159,7 +159,7 @@ def test_the_composer_gets_its_llm_steps_and_the_rerank_model_it_may_call(dev: S
 
 
 def test_a_retention_expires_blobs_two_days_after_their_events(dev: Synth) -> None:
-    _, bucket = only(dev.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    _, bucket = only(dev.resources("AWS::S3::Bucket", {"VersioningConfiguration": Match.any_value()}))
     assert bucket["Properties"]["LifecycleConfiguration"]["Rules"][1:] == [
         {"Id": "BlobRetention", "Prefix": "blobs/", "ExpirationInDays": 32, "Status": "Enabled"}
     ]

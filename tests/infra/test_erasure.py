@@ -113,7 +113,7 @@ def test_the_table_expires_items_by_their_expires_at(acme: Synth) -> None:
 
 
 def test_without_a_retention_blobs_never_expire_and_no_function_stamps_expiry(acme: Synth) -> None:
-    _, bucket = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    _, bucket = only(acme.resources("AWS::S3::Bucket", {"VersioningConfiguration": Match.any_value()}))
     # Only the rule for noncurrent versions, which every versioned blob bucket has.
     assert [rule["Id"] for rule in bucket["Properties"]["LifecycleConfiguration"]["Rules"]] == [
         "NoncurrentVersions"

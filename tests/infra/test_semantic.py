@@ -144,7 +144,7 @@ def test_projector_runtime_and_sizing(projector: dict[str, Any]) -> None:
 
 def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
     table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
-    bucket_id, _ = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    bucket_id, _ = only(acme.resources("AWS::S3::Bucket", {"VersioningConfiguration": Match.any_value()}))
     assert projector["Environment"]["Variables"] == {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": "acme",
@@ -361,12 +361,26 @@ def test_access_policy_names_only_the_projector_and_the_read_only_functions(
         ),
         # The projector: exactly the paths its adapters send to, on the agentmem indexes only.
         *_projector_grants(writer),
+        # The replay worker: the projector's paths on the generation indexes and aliases, no library index.
+        *{
+            grant
+            for grant in _projector_grants(_role(acme, "ReplayWorker"))
+            if "skills" not in grant[2] and "assets" not in grant[2]
+        },
+        # The operator role (replay, redrive, catch-up from a workstation): what the projector sends.
+        *_projector_grants(_role(acme, "ReplayOperatorRole")),
         # Read (read, skills and compose functions): get anything, and POST only to search and count.
         *((read_only, "es:ESHttpGet", everything) for read_only in readers),
         *((read_only, "es:ESHttpHead", everything) for read_only in readers),
         *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_search") for read_only in readers),
         *((read_only, "es:ESHttpPost", f"{DOMAIN_ARN}/*/_count") for read_only in readers),
     }
+
+
+def _role(synth: Synth, prefix: str) -> str:
+    """`<LogicalId.Arn>` of the one IAM role whose logical id starts with `prefix`."""
+    (logical,) = [name for name in synth.resources("AWS::IAM::Role") if name.startswith(prefix)]
+    return f"<{logical}.Arn>"
 
 
 def _projector_grants(writer: str) -> set[tuple[str, str, str]]:

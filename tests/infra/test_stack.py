@@ -27,6 +27,21 @@ EXPECTED_ACKNOWLEDGED = {
     "AwsSolutions-OS3",
     "AwsSolutions-OS4",
     "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0]",
+    # The replay (infra/constructs/replay.py): export keys and ids, child executions and Map Runs are
+    # named at run time, inside this tenant's export bucket and of this one state machine.
+    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<ReplayExportBucketAB09C74A>/*]",
+    "AwsSolutions-IAM5[Resource::<ReplayExportBucketAB09C74A.Arn>/replay/*]",
+    "AwsSolutions-IAM5[Resource::<StorageLogTableFFDADFCB.Arn>/export/*]",
+    "AwsSolutions-IAM5[Resource::<ReplayWorkerFunctionBF6D3A9B.Arn>:*]",
+    *(
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:"
+        '{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"ReplayStateMachine47B38F6F"}]}]}' + f"{child}:*]"
+        for child in ("", "/ProjectBuild", "/ProjectCatchUp", "/ProjectFinal")
+    ),
+    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:"
+    "<ReplayStateMachine47B38F6F.Name>:*]",
+    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:mapRun:"
+    "<ReplayStateMachine47B38F6F.Name>/*]",
 }
 
 
@@ -117,7 +132,7 @@ def test_resources_are_tagged_with_app_and_tenant(acme: Synth) -> None:
 
 
 def _blob_bucket(acme: Synth) -> tuple[str, dict[str, Any]]:
-    return only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    return only(acme.resources("AWS::S3::Bucket", {"VersioningConfiguration": Match.any_value()}))
 
 
 def test_blob_bucket_blocks_public_access_and_encrypts(acme: Synth) -> None:
@@ -137,7 +152,7 @@ def test_blob_bucket_blocks_public_access_and_encrypts(acme: Synth) -> None:
 
 def test_blob_bucket_is_versioned_and_noncurrent_versions_expire(acme: Synth) -> None:
     # Content addressing does not protect the bytes the log points at from a human delete: versioning does.
-    _, bucket = only(acme.resources("AWS::S3::Bucket", {"LoggingConfiguration": Match.any_value()}))
+    _, bucket = only(acme.resources("AWS::S3::Bucket", {"VersioningConfiguration": Match.any_value()}))
     assert bucket["Properties"]["VersioningConfiguration"] == {"Status": "Enabled"}
     assert bucket["Properties"]["LifecycleConfiguration"]["Rules"][0] == {
         "Id": "NoncurrentVersions",

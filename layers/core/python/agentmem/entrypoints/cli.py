@@ -39,7 +39,7 @@ def local_worker(services: Services) -> ProjectorWorker:
 AWS_REPAIRS = (
     "On AWS, `agentmem redrive --queue-url <DeadLetters queue>` projects the stream ranges the projector "
     "gave up on, and `agentmem catch-up --session <id>` projects a session again from the table; "
-    "a full replay into a new generation is not built on AWS (docs/deploy.md)."
+    "`agentmem replay --backend aws` rebuilds the tier with the stack's state machine (docs/deploy.md)."
 )
 
 
@@ -67,6 +67,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from agentmem.semantic.replay import replay
     from agentmem.wiring import bootstrap
 
+    if args.backend == "aws":
+        from agentmem.entrypoints.aws_replay_command import cmd_aws_replay
+        from agentmem.entrypoints.shadow_command import shadow_overrides
+
+        return cmd_aws_replay(args, shadow_overrides(args), load_settings(args).tenant_id)
+    aws_only = {"--generation": args.generation, "--state-machine-arn": args.state_machine_arn,
+                "--stack": args.stack, "--no-wait": args.no_wait}  # fmt: skip
+    if stray := [flag for flag, value in aws_only.items() if value]:
+        raise SystemExit(f"agentmem replay: {', '.join(stray)} only go with --backend aws")
     check_flags(args)
     services = bootstrap(load_settings(args))
     base = {"data_dir": args.data_dir} if args.data_dir is not None else {}
@@ -216,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentmem.entrypoints.shadow_command import add_shadow_arguments
 
     add_shadow_arguments(replay)
+    from agentmem.entrypoints.aws_replay_command import add_aws_replay_arguments
+
+    add_aws_replay_arguments(replay)
     replay.set_defaults(run=cmd_replay)
 
     check = verbs.add_parser("verify", help="compare the log with the beliefs; exit 1 on any divergence")

@@ -10,7 +10,8 @@ the projector had partly applied, changes nothing more.
 
 DynamoDB Streams keeps records 24 hours. A message whose range has been trimmed is kept and reported
 as expired: its events are still in the log, and `agentmem catch-up --session` projects a session
-from the table (agentmem.semantic.catch_up). A replay at scale on AWS is not built.
+from the table (agentmem.semantic.catch_up). A whole replay on AWS runs in the stack's replay state
+machine (`agentmem replay --backend aws`, infra/constructs/replay.py).
 """
 
 from __future__ import annotations

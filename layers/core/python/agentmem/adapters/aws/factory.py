@@ -120,7 +120,8 @@ class AwsFactory:
 
     def shadow_ledger(self) -> ShadowLedger:
         raise UnsupportedOnBackendError(
-            "shadow replay reads the local log; on AWS it is not built yet (docs/shadow-replay.md)"
+            "the shadow ledger is local; on AWS, `agentmem replay --backend aws --shadow` builds a shadow"
+            " with the stack's state machine, whose history records it (docs/deploy.md)"
         )
 
     def skill_library(self) -> StampedLibrary:
