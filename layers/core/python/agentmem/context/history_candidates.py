@@ -9,6 +9,7 @@ a current belief unlabelled, and never repeats one."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
 from agentmem.context.superseded import mentioned, replaced_values
@@ -48,17 +49,36 @@ def search_k(budget: int) -> int:
     return min(MAX_SEARCH_K, max(SEARCH_K, budget // TOKENS_PER_HIT))
 
 
-def search_history(
-    index: PassageIndex, subject_id: str, session_id: str, query: str, vector: Sequence[float], budget: int
-) -> HistoryHits:
+class HistorySearch:
     """Both rankers over the subject's passages outside the reader's session (that one is the
-    episodic source's). Runs on a worker thread while the beliefs are searched."""
-    k = search_k(budget)
-    return HistoryHits(
-        vector=index.vector_search(subject_id, vector, k, exclude_session=session_id),
-        keyword=index.keyword_search(subject_id, query, k, exclude_session=session_id),
-        pending_vectors=index.pending_count(subject_id),
-    )
+    episodic source's), each on a worker thread while the beliefs are searched: the keyword
+    search starts at once, the vector search when the query's embedding is in."""
+
+    def __init__(
+        self, pool: Executor, index: PassageIndex, subject_id: str, session_id: str, query: str, budget: int
+    ) -> None:
+        self._pool, self._index = pool, index
+        self._subject, self._session, self._k = subject_id, session_id, search_k(budget)
+        self._keyword = pool.submit(self._keywords, query)
+        self._vector: Future[list[PassageHit]] | None = None
+        self._hits: HistoryHits | None = None
+
+    def _keywords(self, query: str) -> tuple[list[PassageHit], int]:
+        hits = self._index.keyword_search(self._subject, query, self._k, exclude_session=self._session)
+        return hits, self._index.pending_count(self._subject)
+
+    def search_vectors(self, vector: Sequence[float]) -> None:
+        self._vector = self._pool.submit(
+            self._index.vector_search, self._subject, vector, self._k, exclude_session=self._session
+        )
+
+    def result(self) -> HistoryHits:
+        if self._hits is None:
+            if self._vector is None:
+                raise RuntimeError("search_vectors was not called")
+            keyword, pending = self._keyword.result()
+            self._hits = HistoryHits(vector=self._vector.result(), keyword=keyword, pending_vectors=pending)
+        return self._hits
 
 
 def fuse(hits: HistoryHits, query: str) -> tuple[list[tuple[float, Passage]], str]:

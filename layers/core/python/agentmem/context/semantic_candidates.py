@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.packing.fusion import reciprocal_rank_fusion
@@ -48,20 +49,32 @@ def belief_candidate(belief: Belief, score: float) -> Candidate:
     )
 
 
+def search_keywords(
+    pool: Executor, index: BeliefIndex, subject_id: str, query: str
+) -> Future[list[BeliefHit]]:
+    """The keyword half of the belief search, on a worker thread: it needs no embedding, so it
+    runs while the query is embedded."""
+    return pool.submit(index.keyword_search, subject_id, query, SEARCH_K)
+
+
 def semantic_candidates(
     index: BeliefIndex,
     embedder: Embedder,
     subject_id: str,
     query: str,
     vector: Sequence[float] | None = None,
+    keyword: Future[list[BeliefHit]] | None = None,
 ) -> tuple[list[Candidate], list[Belief]]:
     """`vector` is the query's embedding when the caller already has it (the history source
-    searches with the same one)."""
+    searches with the same one); `keyword`, the keyword search (`search_keywords`) when the
+    caller started it on a worker thread."""
     hits = {
         "vector": index.vector_search(
             subject_id, vector if vector is not None else embedder.embed([query])[0], SEARCH_K
         ),
-        "keyword": index.keyword_search(subject_id, query, SEARCH_K),
+        "keyword": keyword.result()
+        if keyword is not None
+        else index.keyword_search(subject_id, query, SEARCH_K),
     }
     fused = fuse(hits)
     return [belief_candidate(b, s) for s, b in fused], [b for _, b in fused]

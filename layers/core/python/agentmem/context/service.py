@@ -7,17 +7,13 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
-from agentmem.context.history_candidates import (
-    HistoryHits,
-    history_candidates,
-    search_history,
-)
-from agentmem.context.semantic_candidates import semantic_candidates
+from agentmem.context.history_candidates import HistorySearch, history_candidates
+from agentmem.context.semantic_candidates import search_keywords, semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicService
 from agentmem.errors import NotFoundError
-from agentmem.model.beliefs import Belief
+from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.context import (
     ContextItem,
     ContextRequest,
@@ -30,6 +26,7 @@ from agentmem.model.events import Event
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports.log import EventLog
+from agentmem.ports.semantic import BeliefIndex
 from agentmem.ports.tokens import EncodingName
 from agentmem.procedural.search import SkillSearch
 from agentmem.semantic.service import SemanticService
@@ -68,22 +65,21 @@ class ContextService:
         return json.dumps(resolved, ensure_ascii=False, separators=(", ", ": "))
 
     def _start_history(
-        self, request: ContextRequest, semantic: SemanticService, vector: list[float], notes: list[str]
-    ) -> tuple[Future[HistoryHits] | None, int | None]:
-        """Search the passages on a worker thread while the beliefs are searched here."""
+        self, request: ContextRequest, semantic: SemanticService, notes: list[str]
+    ) -> tuple[HistorySearch | None, int | None]:
+        """Search the passages on worker threads while the beliefs are searched here."""
         if "history" not in request.include:
             return None, None
         if semantic.passages is None:
             notes.append("history: no passage index is wired in this deployment")
             return None, None
         passages = semantic.passages.active()
-        search = self._pool.submit(
-            search_history,
+        search = HistorySearch(
+            self._pool,
             passages,
             request.subject_id,
             request.session_id,
             request.query,
-            vector,
             request.budget_tokens,
         )
         return search, passages.generation
@@ -92,7 +88,7 @@ class ContextService:
         self,
         subject_id: str,
         session: Future[tuple[SessionWindow, SessionRanking]] | None,
-        history: Future[HistoryHits] | None,
+        history: HistorySearch | None,
     ) -> None:
         """A subject with no beliefs is still known from its first event: beliefs are a projection
         and may lag or never come (nothing extractable), so their absence alone proves nothing."""
@@ -103,6 +99,25 @@ class ContextService:
         if not self._log.has_subject(subject_id):
             raise NotFoundError(f"no memory of subject {subject_id}", field="subject_id")
 
+    @staticmethod
+    def _history(
+        history: HistorySearch,
+        request: ContextRequest,
+        index: BeliefIndex | None,
+        beliefs: list[Belief],
+        notes: list[str],
+    ) -> tuple[list[Candidate], list[Dropped]]:
+        found, gone, fusion = history_candidates(
+            history.result(), request.query, index, beliefs, request.subject_id
+        )
+        notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
+        pending = history.result().pending_vectors
+        if pending:
+            notes.append(
+                f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
+            )
+        return found, gone
+
     def build(self, request: ContextRequest) -> ContextResponse:
         notes: list[str] = []
         candidates: list[Candidate] = []
@@ -112,32 +127,31 @@ class ContextService:
         # The log is read and ranked on a worker thread while the beliefs are searched here:
         # SQLite, onnxruntime and numpy release the GIL, so the two overlap.
         session = self._pool.submit(self._ranked_session, request) if "episodic" in request.include else None
-        history: Future[HistoryHits] | None = None
+        history: HistorySearch | None = None
         passage_generation: int | None = None
+        belief_words: Future[list[BeliefHit]] | None = None
         if "semantic" in request.include or "history" in request.include:
             semantic = self._semantic()
             index = semantic.store.active()
+            # The keyword searches need no embedding: they run on worker threads while the query
+            # is embedded (SQLite and onnxruntime release the GIL).
+            history, passage_generation = self._start_history(request, semantic, notes)
+            if "semantic" in request.include:
+                belief_words = search_keywords(self._pool, index, request.subject_id, request.query)
             vector = semantic.embedder.embed([request.query])[0]  # one embedding for both searches
-            history, passage_generation = self._start_history(request, semantic, vector, notes)
+            if history is not None:
+                history.search_vectors(vector)
         if "semantic" in request.include:
             generation = index.generation
             found, beliefs = semantic_candidates(
-                index, semantic.embedder, request.subject_id, request.query, vector
+                index, semantic.embedder, request.subject_id, request.query, vector, belief_words
             )
             candidates += found
             if not found and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            found, gone, fusion = history_candidates(
-                history.result(), request.query, index, beliefs, request.subject_id
-            )
+            found, gone = self._history(history, request, index, beliefs, notes)
             candidates, dropped = candidates + found, dropped + gone
-            notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
-            pending = history.result().pending_vectors
-            if pending:
-                notes.append(
-                    f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
-                )
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:

@@ -80,12 +80,16 @@ def detail_first(
     aside: list[Candidate] = []
     for c in ranked:
         head = heading(c, opened)
-        fits = [lvl for lvl in range(len(c.renders) - 1) if costs.line_cost(c, lvl) + head <= left[c.source]]
-        if not fits:
+        # The first detailed rendering that fits: the ones below it are never counted.
+        fits = next(
+            (lvl for lvl in range(len(c.renders) - 1) if costs.line_cost(c, lvl) + head <= left[c.source]),
+            None,
+        )
+        if fits is None:
             aside.append(c)
             continue
-        left[c.source] -= costs.line_cost(c, fits[0]) + head
-        levels[c.item_id] = fits[0]
+        left[c.source] -= costs.line_cost(c, fits) + head
+        levels[c.item_id] = fits
         opened.add(c.source)
 
     listing = {s: [costs.line_cost(c, len(c.renders) - 1) for c in aside if c.source == s] for s in shares}

