@@ -51,6 +51,8 @@ Region = Annotated[str, StringConstraints(pattern=REGION_PATTERN)]
 FunctionName = Literal["write", "read", "projector", "erasure", "skills", "compose"]
 # Lambda's default concurrency quota per account and region; a reservation over it cannot be granted.
 ReservedConcurrency = Annotated[int, Field(ge=1, le=1000)]
+# Environments Lambda keeps initialized (billed while configured, whether used or not).
+ProvisionedConcurrency = Annotated[int, Field(ge=1, le=1000)]
 API_KEY_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"
 
 

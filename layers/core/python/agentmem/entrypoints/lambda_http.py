@@ -13,7 +13,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agentmem.api.app import FunctionName, build_resolver
-from agentmem.entrypoints.observability import configure, logger, metrics, tracer
+from agentmem.entrypoints.observability import configure, logger, metrics, traced
 from agentmem.wiring import Services, bootstrap
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
@@ -31,7 +31,7 @@ def with_metrics(services: Services) -> Services:
 
 def http_handler(app: APIGatewayRestResolver) -> Handler:
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-    @tracer.capture_lambda_handler
+    @traced
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         response = app.resolve(event, context)
