@@ -10,7 +10,9 @@ with the environment the stack gives the function plus the variables the Lambda 
 with a sample event from events/, against a moto server on 127.0.0.1: boto3 is pointed at it with
 AWS_ENDPOINT_URL, so AWS calls are real HTTP requests stubbed only at the network. Functions
 without a sample event (erasure, skills, compose) are timed at init only; the projector's init
-(`prepare`) needs OpenSearch, so its probe stops after bootstrap().
+(`prepare`) needs OpenSearch, so its probe stops after bootstrap(). `write:provisioned` is the write
+function initialized as provisioned concurrency initializes it (AWS_LAMBDA_INITIALIZATION_TYPE):
+its init is paid before any request, so its first invocation is what the first caller waits for.
 
 The baseline is a handler importing only boto3, Powertools' REST resolver and pydantic (its DynamoDB
 client built at init, one put_item per call); `+tracer` adds Powertools Tracer around it. Both run
@@ -60,6 +62,8 @@ FIRST_EVENT: dict[str, str | None] = {
     "baseline": "api_append_event.json",
     "baseline+tracer": "api_append_event.json",
     "write": "api_append_event.json",
+    # Initialized ahead of any request, as provisioned concurrency (and SnapStart, before its snapshot) do.
+    "write:provisioned": "api_append_event.json",
     "read": "api_openapi.json",
     "erasure": None,
     "skills": None,
@@ -173,16 +177,21 @@ def task_roots(tree: Path, dest: Path, names: list[str]) -> dict[str, Path]:
     for name in names:
         root = dest / "task" / name
         root.mkdir(parents=True)
-        source = HANDLERS.get(name) or (tree / "functions" / name / "handler.py").read_text()
+        source = HANDLERS.get(name) or (tree / "functions" / stack_function(name) / "handler.py").read_text()
         (root / "handler.py").write_text(source)
         roots[name] = root
     return roots
 
 
+def stack_function(name: str) -> str:
+    """The stack's function a probe runs as: the baselines take the write function's environment."""
+    return "write" if name.startswith("baseline") else name.partition(":")[0]
+
+
 def probe_env(
     name: str, variant: dict[str, Any], mode: str, layers: Layers, shape: dict[str, Any]
 ) -> dict[str, str]:
-    stack_name = "write" if name.startswith("baseline") else name
+    stack_name = stack_function(name)
     function = shape["functions"][stack_name]
     root = variant["roots"][name]
     env = {
@@ -192,6 +201,10 @@ def probe_env(
         "PYTHONPATH": ":".join(str(p) for p in (root, variant["core"], layers.deps, layers.runtime)),
         "COLDSTART_TRACE": TRACE_HEADER,
     }
+    if name.endswith(":provisioned"):
+        env["AWS_LAMBDA_INITIALIZATION_TYPE"] = "provisioned-concurrency"
+    if variant["label"] == "before":
+        env.pop("POWERTOOLS_TRACE_DISABLED", None)  # the stack's change beside the code's, not in REV's stack
     if FIRST_EVENT[name]:
         env["COLDSTART_EVENT"] = str(EVENTS / str(FIRST_EVENT[name]))
     if mode == "compiled":
@@ -248,6 +261,7 @@ def main() -> None:
             for label, tree in trees.items():
                 out = Path(tmp) / label
                 variants[label] = {
+                    "label": label,
                     "dir": out,
                     "core": core_layer(tree, out / "core"),
                     "roots": task_roots(tree, out, names),

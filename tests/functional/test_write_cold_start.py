@@ -113,3 +113,25 @@ def test_the_write_function_with_tracing_disabled_never_imports_the_xray_sdk(tmp
 def test_a_traced_function_in_lambda_still_loads_the_xray_sdk(tmp_path: Path) -> None:
     result = _in_lambda("read", "api_openapi.json", tmp_path)
     assert result == {"status": 200, "xray": True}
+
+
+@pytest.mark.parametrize(
+    ("initialization", "built_at_init"),
+    [("on-demand", []), ("provisioned-concurrency", ["dynamodb"]), ("snap-start", ["dynamodb"])],
+)
+def test_only_a_preinitialized_environment_builds_the_log_client_at_init(
+    clients_built: list[str], monkeypatch: pytest.MonkeyPatch, initialization: str, built_at_init: list[str]
+) -> None:
+    # Ahead of any request the work is free for the caller; in front of one, it stays lazy.
+    from agentmem.entrypoints.lambda_http import lambda_handler
+
+    for name, value in {
+        "AGENTMEM_BACKEND": "aws",
+        "AGENTMEM_TENANT_ID": "acme",
+        "AGENTMEM_TABLE_NAME": TABLE,
+        "AGENTMEM_BUCKET_NAME": BUCKET,
+        "AWS_LAMBDA_INITIALIZATION_TYPE": initialization,
+    }.items():
+        monkeypatch.setenv(name, value)
+    lambda_handler("write")
+    assert clients_built == built_at_init
