@@ -40,6 +40,7 @@ from infra.config_types import (
     Region,
     ReservedConcurrency,
     SearchCapacity,
+    SnapStartFunction,
     UsagePlanConfig,
     json_or_commas,
 )
@@ -150,6 +151,9 @@ class TenantConfig(BaseModel):
     provisioned_concurrency: Annotated[
         dict[FunctionName, ProvisionedConcurrency] | None, BeforeValidator(json_or_commas)
     ] = None
+    # Functions whose published version Lambda snapshots after init and restores from (SnapStart, Python
+    # 3.12+), invoked through the alias `live` like provisioned concurrency, and exclusive with it.
+    snap_start: Annotated[list[SnapStartFunction] | None, BeforeValidator(json_or_commas)] = None
     # API keys and a usage plan with per-key quotas; unset, SigV4 alone admits a caller.
     usage_plan: Annotated[UsagePlanConfig | None, BeforeValidator(json_or_commas)] = None
 
@@ -169,6 +173,16 @@ class TenantConfig(BaseModel):
         ]
         if over:
             raise ValueError("; ".join(over) + " (Lambda cannot provision more than the function may run)")
+        return self
+
+    @model_validator(mode="after")
+    def _snap_start_or_provisioned(self) -> TenantConfig:
+        both = sorted(set(self.snap_start or []) & set(self.provisioned_concurrency or {}))
+        if both:
+            raise ValueError(
+                f"snapStart and provisionedConcurrency both name {', '.join(both)}: Lambda runs a version "
+                "with one or the other"
+            )
         return self
 
     @field_validator("fact_types")

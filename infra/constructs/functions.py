@@ -76,11 +76,15 @@ class AgentmemFunction(Construct):
 
     def _build_alias(self, config: TenantConfig, name: str) -> lambda_.IFunction:
         """What API Gateway and the event sources invoke: the function itself, or with provisioned
-        concurrency (which Lambda attaches to a version or an alias, never to $LATEST) the alias `live`
-        on its current version, kept initialized by Lambda (docs/deploy.md, "Cold start")."""
+        concurrency or SnapStart (which Lambda applies to published versions, never to $LATEST) the
+        alias `live` on its current version (docs/deploy.md, "Cold start")."""
         provisioned = (config.provisioned_concurrency or {}).get(name)
-        if provisioned is None:
+        if provisioned is None and name not in (config.snap_start or []):
             return self.function
+        if name in (config.snap_start or []):
+            cdk.Annotations.of(self.function).acknowledge_warning(
+                "@aws-cdk/aws-lambda:snapStartRequirePublish", "the alias below publishes its current version"
+            )
         return lambda_.Alias(
             self,
             "Live",
@@ -136,6 +140,9 @@ class AgentmemFunction(Construct):
             role=self.role,
             # Keyed by the function's folder (write, read, projector, ...); unset, the account's pool.
             reserved_concurrent_executions=(config.reserved_concurrency or {}).get(code_dir.name),
+            snap_start=lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS
+            if code_dir.name in (config.snap_start or [])
+            else None,
         )
         acknowledge(
             self,

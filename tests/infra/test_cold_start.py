@@ -1,6 +1,6 @@
 """Per-tenant options behind the cold-start and fact-type decisions (docs/deploy.md): provisioned
-concurrency on an alias per function, the write function's init without the X-Ray SDK, and the
-tenant's fact types in every function's environment."""
+concurrency or SnapStart on an alias per function, the write function's init without the X-Ray SDK,
+and the tenant's fact types in every function's environment."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ def tuned(tmp_path_factory: pytest.TempPathFactory) -> Synth:
     return synthesize(
         tmp_path_factory.mktemp("cdk-tuned"),
         provisionedConcurrency=json.dumps({"write": 3, "projector": 1}),
+        snapStart="read",
         factTypes=json.dumps(FACT_TYPES),
     )
 
@@ -59,9 +60,11 @@ def test_provisioned_concurrency_is_on_an_alias_that_the_api_and_the_stream_invo
     provisioned = sorted(
         a["Properties"]["ProvisionedConcurrencyConfig"]["ProvisionedConcurrentExecutions"]
         for a in aliases.values()
+        if "ProvisionedConcurrencyConfig" in a["Properties"]
     )
     assert provisioned == [1, 3]
     assert {a["Properties"]["Name"] for a in aliases.values()} == {"live"}
+    assert len(aliases) == 3  # write, projector and read (SnapStart)
     write_alias = next(lid for lid in aliases if lid.startswith("ApiWriteFunction"))
     projector_alias = next(lid for lid in aliases if lid.startswith("ProjectorFunction"))
     permissions = [
@@ -74,6 +77,34 @@ def test_provisioned_concurrency_is_on_an_alias_that_the_api_and_the_stream_invo
     # The stream's mapping names the alias as `<function>:live`.
     targets = [json.dumps(m["Properties"]["FunctionName"]) for m in mappings.values()]
     assert any(projector_alias in target and ":live" in target for target in targets)
+
+
+def test_snap_start_snapshots_published_versions_behind_the_alias(acme: Synth, tuned: Synth) -> None:
+    snapped = [
+        lid
+        for lid, r in _functions(tuned).items()
+        if r["Properties"].get("SnapStart") == {"ApplyOn": "PublishedVersions"}
+    ]
+    assert len(snapped) == 1 and snapped[0].startswith("ReadFunction")
+    assert all("SnapStart" not in r["Properties"] for r in _functions(acme).values())
+    read_alias = next(lid for lid in tuned.resources("AWS::Lambda::Alias") if lid.startswith("ReadFunction"))
+    permissions = [
+        p["Properties"]["FunctionName"] for p in tuned.resources("AWS::Lambda::Permission").values()
+    ]
+    assert {"Ref": read_alias} in permissions
+    assert {"Fn::GetAtt": [snapped[0], "Arn"]} not in permissions
+
+
+@pytest.mark.parametrize(
+    ("context", "message"),
+    [
+        ({"snapStart": "projector"}, r"-c snapStart\.0='projector'"),
+        ({"snapStart": "write", "provisionedConcurrency": '{"write": 1}'}, r"both name write"),
+    ],
+)
+def test_snap_start_where_it_cannot_apply_fails_the_synth(context: dict[str, str], message: str) -> None:
+    with pytest.raises(TenantConfigError, match=message):
+        TenantConfig.from_context(FakeContext(tenant="acme", **context))
 
 
 def test_provisioned_concurrency_over_the_reservation_names_both_keys() -> None:
