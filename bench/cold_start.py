@@ -329,6 +329,9 @@ def report(
     def ms(value: float | None) -> str:
         return "-" if value is None else f"{value:.0f}"
 
+    def ratio(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
     print(f"cold start, median of {args.runs} fresh interpreters each (this machine, not a Lambda)")
     print_table(
         ["function", "tree", "mode", "init cpu", "1st call cpu", "cold cpu", "x baseline", "warm cpu",
@@ -336,7 +339,7 @@ def report(
         [
             [
                 r["function"], r["tree"], r["mode"], ms(r["init_cpu_ms"]), ms(r["first_invoke_cpu_ms"]),
-                ms(r["cold_cpu_ms"]), "-" if r["cold_cpu_vs_baseline"] is None else f"{r['cold_cpu_vs_baseline']:.2f}", ms(r["warm_invoke_cpu_ms"]),
+                ms(r["cold_cpu_ms"]), ratio(r["cold_cpu_vs_baseline"]), ms(r["warm_invoke_cpu_ms"]),
                 ms(r["init_wall_ms"]), ms(r["cold_wall_ms"]), "yes" if r["xray_at_init"] else "no",
             ]
             for r in rows
