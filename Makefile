@@ -50,11 +50,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-# pytest exits 5 when it collects nothing: here that means a broken suite, so it fails loudly.
+# pytest exits 5 when it collects nothing: here that means a broken suite, so it fails loudly. Then
+# `make synth` (the pinned CDK CLI from package-lock.json, both stacks, the deps layer built by pip) and
+# the eval, so CI proves a fresh clone synthesizes.
 test: lint typecheck browser
 	$(PY) -m pytest -n 2 --dist loadfile; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; exit 1; fi; \
 	test $$status -eq 0 || exit $$status
+	$(MAKE) --no-print-directory synth
 	$(MAKE) --no-print-directory eval
 
 # The composer's recall at each budget on the golden set, against the pinned baseline.

@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from agentmem.model.beliefs import FactType
 from infra.config_types import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_LLM_MODEL,
@@ -35,9 +36,11 @@ from infra.config_types import (
     ArnPattern,
     FunctionName,
     Principal,
+    ProvisionedConcurrency,
     Region,
     ReservedConcurrency,
     SearchCapacity,
+    SnapStartFunction,
     UsagePlanConfig,
     json_or_commas,
 )
@@ -48,6 +51,13 @@ __all__ = ["APP_NAME", "SearchCapacity", "TenantConfig", "TenantConfigError", "w
 APP_NAME = "agentmem"
 EXAMPLE = "cdk synth -c tenant=acme"
 CONTEXT = "-c"  # how an error names a key that came from the command line (or cdk.json)
+# A share of Lambda's 4 KB for all of a function's variables, leaving room for the others.
+FACT_TYPES_MAX_BYTES = 2500
+
+
+def fact_types_json(fact_types: list[FactType]) -> str:
+    """What agentmem.settings.Settings.declared_fact_types parses back."""
+    return json.dumps([t.model_dump(mode="json") for t in fact_types], separators=(",", ":"))
 
 
 class ContextSource(Protocol):
@@ -114,6 +124,9 @@ class TenantConfig(BaseModel):
     # Whether extraction may store facts under keys nobody declared (docs/extraction-rules.md, open keys):
     # on by default, as agentmem.settings has it; false keeps Bedrock to the declared fact keys.
     allow_undeclared_facts: bool = True
+    # The tenant's fact types ([{"key", "description", "cardinality": "single" | "set"}], as the local
+    # AGENTMEM_FACT_TYPES has them; docs/deploy.md, "Declaring fact types"); unset, the built-in defaults.
+    fact_types: Annotated[list[FactType] | None, BeforeValidator(json_or_commas), Field(min_length=1)] = None
     # Days raw events and blobs are kept (DynamoDB TTL on each event, an S3 lifecycle rule on blobs);
     # unset keeps them for good. Beliefs distilled from expired events survive (docs/erasure.md).
     retention_days: int | None = Field(default=None, ge=1, le=36_500)
@@ -138,6 +151,15 @@ class TenantConfig(BaseModel):
     reserved_concurrency: Annotated[
         dict[FunctionName, ReservedConcurrency] | None, BeforeValidator(json_or_commas)
     ] = None
+    # Per function: environments Lambda keeps initialized on the alias `live`, which API Gateway and the
+    # event sources then invoke; no cold start up to that many concurrent requests. Off by default: it
+    # is billed per hour configured (docs/deploy.md, "Cold start").
+    provisioned_concurrency: Annotated[
+        dict[FunctionName, ProvisionedConcurrency] | None, BeforeValidator(json_or_commas)
+    ] = None
+    # Functions whose published version Lambda snapshots after init and restores from (SnapStart, Python
+    # 3.12+), invoked through the alias `live` like provisioned concurrency, and exclusive with it.
+    snap_start: Annotated[list[SnapStartFunction] | None, BeforeValidator(json_or_commas)] = None
     # API keys and a usage plan with per-key quotas; unset, SigV4 alone admits a caller.
     usage_plan: Annotated[UsagePlanConfig | None, BeforeValidator(json_or_commas)] = None
 
@@ -147,12 +169,55 @@ class TenantConfig(BaseModel):
             raise ValueError("set alarmTopicArn or alarmEmail, not both (subscribe the address to the topic)")
         return self
 
+    @model_validator(mode="after")
+    def _provisioned_within_reserved(self) -> TenantConfig:
+        reserved = self.reserved_concurrency or {}
+        over = [
+            f"provisionedConcurrency.{name}={count} exceeds reservedConcurrency.{name}={reserved[name]}"
+            for name, count in (self.provisioned_concurrency or {}).items()
+            if name in reserved and count > reserved[name]
+        ]
+        if over:
+            raise ValueError("; ".join(over) + " (Lambda cannot provision more than the function may run)")
+        return self
+
+    @model_validator(mode="after")
+    def _snap_start_or_provisioned(self) -> TenantConfig:
+        both = sorted(set(self.snap_start or []) & set(self.provisioned_concurrency or {}))
+        if both:
+            raise ValueError(
+                f"snapStart and provisionedConcurrency both name {', '.join(both)}: Lambda runs a version "
+                "with one or the other"
+            )
+        return self
+
+    @field_validator("fact_types")
+    @classmethod
+    def _fact_types_fit(cls, value: list[FactType] | None) -> list[FactType] | None:
+        if value is None:
+            return value
+        keys = [fact_type.key for fact_type in value]
+        if repeated := sorted({key for key in keys if keys.count(key) > 1}):
+            raise ValueError(f"each key once; repeated: {', '.join(repeated)}")
+        size = len(fact_types_json(value).encode())
+        if size > FACT_TYPES_MAX_BYTES:
+            raise ValueError(
+                f"{size} bytes as JSON, over {FACT_TYPES_MAX_BYTES}: Lambda allows 4 KB of environment per "
+                "function in all; shorten the descriptions"
+            )
+        return value
+
     @field_validator("search_data_nodes")
     @classmethod
     def _one_or_even(cls, value: int | None) -> int | None:
         if value is not None and value > 1 and value % 2:
             raise ValueError("1, or an even number (the nodes are spread over two availability zones)")
         return value
+
+    @property
+    def semantic_environment(self) -> dict[str, str]:
+        """AGENTMEM_FACT_TYPES when the tenant declares its own fact types."""
+        return {} if self.fact_types is None else {"AGENTMEM_FACT_TYPES": fact_types_json(self.fact_types)}
 
     @property
     def access_environment(self) -> dict[str, str]:

@@ -51,6 +51,11 @@ Region = Annotated[str, StringConstraints(pattern=REGION_PATTERN)]
 FunctionName = Literal["write", "read", "projector", "erasure", "skills", "compose"]
 # Lambda's default concurrency quota per account and region; a reservation over it cannot be granted.
 ReservedConcurrency = Annotated[int, Field(ge=1, le=1000)]
+# Environments Lambda keeps initialized (billed while configured, whether used or not).
+ProvisionedConcurrency = Annotated[int, Field(ge=1, le=1000)]
+# The functions SnapStart may snapshot: not the projector, whose init opens connections to OpenSearch
+# (to prepare its indexes) that a snapshot would carry into every environment restored from it.
+SnapStartFunction = Literal["write", "read", "erasure", "skills", "compose"]
 API_KEY_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"
 
 

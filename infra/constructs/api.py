@@ -80,7 +80,7 @@ class Api(Construct):
             "Path parameters are validated at the edge; bodies by the Lambda, whose 422 names the bad field.",
         )
         self._add_error_responses()
-        self.add_routes(self.write_function.function, function_routes("write"))
+        self.add_routes(self.write_function.invocable, function_routes("write"))
         self.api_keys = self._build_usage_plan()
 
     @property
@@ -120,6 +120,9 @@ class Api(Construct):
                 "AGENTMEM_TABLE_NAME": storage.table.table_name,
                 "AGENTMEM_BUCKET_NAME": storage.bucket.bucket_name,
                 "AGENTMEM_INLINE_MAX_BYTES": str(self._config.inline_max_bytes),
+                # The append path's init without the X-Ray SDK (docs/deploy.md, "Cold start"): Lambda's
+                # active tracing still records each invocation; only the SDK's DynamoDB subsegments go.
+                "POWERTOOLS_TRACE_DISABLED": "true",
             },
         )
         storage.grant_log_read_append(write.function)

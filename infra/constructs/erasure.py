@@ -91,10 +91,10 @@ class ErasureFunction(Construct):
         )
         vectors.grant_erase(role)
         self.queue.grant_send_messages(role)
-        self.function.function.add_event_source(
+        self.function.invocable.add_event_source(
             sources.SqsEventSource(self.queue, batch_size=1, report_batch_item_failures=True)
         )
-        self.methods = api.add_routes(self.function.function, function_routes("erasure"))
+        self.methods = api.add_routes(self.function.invocable, function_routes("erasure"))
         self.dead_letter_alarm = dead_letter_alarm(
             self,
             self.dead_letters,

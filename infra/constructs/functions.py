@@ -35,6 +35,8 @@ def base_environment(config: TenantConfig) -> dict[str, str]:
         # The dependency layer ships tiktoken's encoding files here: Lambda has no route out.
         "TIKTOKEN_CACHE_DIR": TIKTOKEN_LAYER_DIR,
         **config.access_environment,
+        # Every function that reads beliefs or projects them needs the tenant's fact types.
+        **config.semantic_environment,
     }
 
 
@@ -69,6 +71,26 @@ class AgentmemFunction(Construct):
             description=description,
             memory_size=memory_size,
             timeout=timeout or cdk.Duration.seconds(10),
+        )
+        self.invocable = self._build_alias(config, code_dir.name)
+
+    def _build_alias(self, config: TenantConfig, name: str) -> lambda_.IFunction:
+        """What API Gateway and the event sources invoke: the function itself, or with provisioned
+        concurrency or SnapStart (which Lambda applies to published versions, never to $LATEST) the
+        alias `live` on its current version (docs/deploy.md, "Cold start")."""
+        provisioned = (config.provisioned_concurrency or {}).get(name)
+        if provisioned is None and name not in (config.snap_start or []):
+            return self.function
+        if name in (config.snap_start or []):
+            cdk.Annotations.of(self.function).acknowledge_warning(
+                "@aws-cdk/aws-lambda:snapStartRequirePublish", "the alias below publishes its current version"
+            )
+        return lambda_.Alias(
+            self,
+            "Live",
+            alias_name="live",
+            version=self.function.current_version,
+            provisioned_concurrent_executions=provisioned,
         )
 
     def _build_log_group(self, config: TenantConfig) -> logs.LogGroup:
@@ -118,6 +140,9 @@ class AgentmemFunction(Construct):
             role=self.role,
             # Keyed by the function's folder (write, read, projector, ...); unset, the account's pool.
             reserved_concurrent_executions=(config.reserved_concurrency or {}).get(code_dir.name),
+            snap_start=lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS
+            if code_dir.name in (config.snap_start or [])
+            else None,
         )
         acknowledge(
             self,

@@ -82,4 +82,4 @@ class LibraryFunction(Construct):
         )
         vectors.grant_read(role)
         models.grant_invoke(role, self.function)
-        self.methods: list[apigw.Method] = api.add_routes(self.function.function, routes)
+        self.methods: list[apigw.Method] = api.add_routes(self.function.invocable, routes)

@@ -129,7 +129,7 @@ class Projector(Construct):
         return projector
 
     def _subscribe(self, storage: Storage) -> None:
-        self.function.function.add_event_source(
+        self.function.invocable.add_event_source(
             sources.DynamoEventSource(
                 storage.table,
                 starting_position=lambda_.StartingPosition.TRIM_HORIZON,

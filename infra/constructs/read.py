@@ -64,4 +64,4 @@ class ReadFunction(Construct):
         )
         vectors.grant_read(self.function.role)
         models.grant_invoke(self.function.role, self.function)
-        self.methods = api.add_routes(self.function.function, function_routes("read"))
+        self.methods = api.add_routes(self.function.invocable, function_routes("read"))

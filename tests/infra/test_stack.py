@@ -206,6 +206,8 @@ def test_write_function_environment(acme: Synth, write_function: dict[str, Any])
         "POWERTOOLS_SERVICE_NAME": "agentmem",
         "POWERTOOLS_METRICS_NAMESPACE": "agentmem",
         "POWERTOOLS_LOG_LEVEL": "INFO",
+        # No X-Ray SDK on the append path (docs/deploy.md, "Cold start").
+        "POWERTOOLS_TRACE_DISABLED": "true",
         "TIKTOKEN_CACHE_DIR": "/opt/tiktoken",
     }
 

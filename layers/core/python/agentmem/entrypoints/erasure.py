@@ -16,7 +16,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agentmem.api.app import build_resolver
 from agentmem.entrypoints.lambda_http import Handler, http_handler
-from agentmem.entrypoints.observability import logger, metrics, tracer
+from agentmem.entrypoints.observability import logger, metrics, traced
 from agentmem.errors import AgentMemError
 from agentmem.wiring import Services
 
@@ -37,7 +37,7 @@ def erasure_handler(services: Services) -> Handler:
             raise ErasureIncompleteError(f"erasure {outcome.erasure_id}: {', '.join(failed)} not done yet")
 
     @logger.inject_lambda_context
-    @tracer.capture_lambda_handler
+    @traced
     @metrics.log_metrics
     def from_queue(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         return dict(

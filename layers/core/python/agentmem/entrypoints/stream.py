@@ -24,7 +24,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agentmem.adapters.aws.dynamodb_catalogue_items import asset_id_of
 from agentmem.adapters.aws.dynamodb_items import item_to_event
 from agentmem.adapters.aws.dynamodb_skills import skill_key_of
-from agentmem.entrypoints.observability import configure, logger, metrics, tracer
+from agentmem.entrypoints.observability import configure, logger, metrics, traced
 from agentmem.semantic.health import prepare_for_writes
 from agentmem.wiring import Services
 
@@ -119,7 +119,7 @@ def stream_handler(services: Services) -> StreamHandler:
         project_record(services, record)
 
     @logger.inject_lambda_context
-    @tracer.capture_lambda_handler
+    @traced
     @metrics.log_metrics
     def handler(event: dict[str, object], context: LambdaContext) -> PartialItemFailureResponse:
         return process_partial_response(

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from typing import Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
-from agentmem.ports.blobs import BlobStore
-from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
-from agentmem.ports.embedding import Embedder
-from agentmem.ports.generations import ShadowLedger
-from agentmem.ports.log import CheckpointStore, EventLog, LogTail
-from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
-from agentmem.ports.ranking import RelevanceModel, Reranker
-from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
-from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
+# Annotations only: at run time a port's module loads with its adapter, so the write function's init
+# never imports the catalogue's, the libraries' or the semantic tier's models (docs/deploy.md, "Cold start").
+if TYPE_CHECKING:
+    from agentmem.ports.blobs import BlobStore
+    from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
+    from agentmem.ports.embedding import Embedder
+    from agentmem.ports.generations import ShadowLedger
+    from agentmem.ports.log import CheckpointStore, EventLog, LogTail
+    from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
+    from agentmem.ports.ranking import RelevanceModel, Reranker
+    from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
+    from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
 
 Compaction = Callable[[], int]
 """Rewrites a store's files so that deleted rows leave no bytes behind (SQLite's VACUUM and WAL

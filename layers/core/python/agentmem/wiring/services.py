@@ -9,15 +9,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agentmem.episodic.service import EpisodicLimits, EpisodicService
-from agentmem.ports.blobs import BlobStore
-from agentmem.ports.log import EventLog
-from agentmem.ports.procedural import SkillIndex, StampedLibrary
 from agentmem.settings import Settings
 from agentmem.wiring.ports import Ports
 
 if TYPE_CHECKING:
     from agentmem.compose.service import ComposerService
     from agentmem.context.service import ContextService
+    from agentmem.ports.blobs import BlobStore
+    from agentmem.ports.log import EventLog
+    from agentmem.ports.procedural import SkillIndex, StampedLibrary
     from agentmem.procedural.review import ReviewService
     from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.service import SemanticService

@@ -89,7 +89,7 @@ class AwsFactory:
         # The bucket's lifecycle rule keeps a blob two days longer than the retention (infra/):
         # one renewed once a day old outlives every event that points at it.
         refresh = 86_400 if self._retention_seconds is not None else None
-        return S3BlobStore(self._settings.bucket_name, client=self._s3, refresh_after_seconds=refresh)
+        return S3BlobStore(self._settings.bucket_name, client=lambda: self._s3, refresh_after_seconds=refresh)
 
     # -- models -------------------------------------------------------------------------------
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -35,7 +37,7 @@ class S3BlobStore:
         self,
         bucket: str,
         *,
-        client: S3Client | None = None,
+        client: S3Client | Callable[[], S3Client] | None = None,
         prefix: str = "blobs/",
         refresh_after_seconds: int | None = None,
     ) -> None:
@@ -44,7 +46,16 @@ class S3BlobStore:
         self._refresh_after = refresh_after_seconds
         self._bucket = bucket
         self._prefix = prefix
-        self._client: S3Client = client or boto3.client("s3", config=Config(retries={"mode": "standard"}))
+        # A callable is called on first use: an append that stays inline never builds an S3 client,
+        # whose service model is a sizeable part of the write function's first invocation.
+        self._client_source = client
+
+    @cached_property
+    def _client(self) -> S3Client:
+        source = self._client_source
+        if source is None:
+            return boto3.client("s3", config=Config(retries={"mode": "standard"}))
+        return source() if callable(source) else source
 
     def _key(self, sha256: str) -> str:
         return f"{self._prefix}sha256/{sha256[:2]}/{sha256}"
