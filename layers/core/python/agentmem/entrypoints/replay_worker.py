@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentmem.adapters.aws.dynamodb_export import data_file_key, event_of, export_items
-from agentmem.entrypoints.observability import configure, logger, tracer
+from agentmem.entrypoints.observability import configure, logger, traced
 from agentmem.errors import ConflictError, InvalidInputError, NotFoundError
 from agentmem.semantic.replay_batch import prepared, project_batch
 from agentmem.settings import Settings
@@ -202,7 +202,7 @@ def replay_worker_handler(
         return s3
 
     @logger.inject_lambda_context
-    @tracer.capture_lambda_handler
+    @traced
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
             action = Step.model_validate(event).action
