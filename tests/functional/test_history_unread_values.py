@@ -17,6 +17,7 @@ from agentmem.wiring import Services, bootstrap
 
 WINTERS = "The winters in Porto are mild, so I never pack the heavy coat."
 BROTHER = "My brother still rents a flat in Porto near the river."
+TEAM = "I'm on the data team at Harrowgate Foods, mostly dashboards."
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,10 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 
     say("S1", "I live in Porto.")
     say("S1", WINTERS)
+    say("S1", TEAM)
     say("S2", "The forecast says light rain on Tuesday.")
     say("S3", "We moved from Porto to Lisbon last month.")
+    say("S3", "I left Harrowgate Foods and started at Palisade Media.")
     say("S4", BROTHER)
     log = services.event_log
     assert isinstance(log, SqliteEventLog)
@@ -64,3 +67,14 @@ def test_a_passage_said_after_the_change_is_not_labelled(services: Services) -> 
     result = read(services, "Who lives in Porto near the river?")
     (line,) = [line for line in result["markdown"].splitlines() if BROTHER in line]
     assert "superseded" not in line
+
+
+def test_an_old_value_only_the_change_named_is_labelled_too(services: Services) -> None:
+    # The first statement was never read: the chain starts at the new employer, and only the
+    # change's own words ("I left Harrowgate Foods") say what it replaced.
+    (employer,) = [b for b in services.semantic.current("maya") if b.key == "employer"]
+    assert (employer.value, employer.version) == ("Palisade Media", 1)
+    assert [p.replaces for p in employer.provenance] == ["Harrowgate Foods"]
+    result = read(services, "Which company does Maya work for, and on which team?")
+    (line,) = [line for line in result["markdown"].splitlines() if TEAM in line]
+    assert "⚠ superseded: employer is Palisade Media since S3." in line

@@ -66,3 +66,17 @@ def test_first_versions_set_members_and_common_words_give_nothing_to_look_for() 
     assert replaced_values([belief("three", ["two"])]) == []
     restated = belief("Lisbon", ["Porto", "Lisbon", "Porto"])
     assert [r.old.pattern for r in replaced_values([restated])] == [r"(?<![a-z0-9])porto(?![a-z0-9])"]
+
+
+def test_an_old_value_a_change_named_is_looked_for_even_on_a_first_version() -> None:
+    first = belief("Palisade Media", []).model_copy(
+        update={
+            "provenance": [
+                Provenance(
+                    session_id="S3", event_id="e3", seq=3, value="Palisade Media", replaces="Harrowgate Foods"
+                )
+            ]
+        }
+    )
+    replaced = replaced_values([first])
+    assert mentioned(passage("I'm on the data team at Harrowgate Foods."), replaced) == [first]

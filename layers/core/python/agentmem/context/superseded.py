@@ -2,8 +2,9 @@
 
 A history passage is checked against the current beliefs of the keys it stated. That covers only
 what extraction read: "The winters in Porto are mild" states nothing, yet after "we moved from
-Porto to Lisbon" it tells a reader the old city. Each current belief's provenance already names
-every value its key held before (a chain keeps them), so a passage said before the belief's
+Porto to Lisbon" it tells a reader the old city. Each current belief's provenance names every
+value its key held before (a chain keeps them) and every old value a change named ("from Porto",
+`Provenance.replaces`: the first statement may never have been read), so a passage said before the belief's
 current value, that says one of those old values in its own words and not the current one, gets
 the same label a stated fact would: the current value and since when.
 
@@ -56,10 +57,11 @@ def replaced_values(beliefs: Iterable[Belief]) -> list[Replaced]:
     A set-valued key's members stand side by side, so an old member is not a replaced value."""
     out: list[Replaced] = []
     for belief in beliefs:
-        if not belief.current or belief.member or belief.version < 2:
+        if not belief.current or belief.member:
             continue
         now = normalise_value(belief.value)
-        olds = {normalise_value(p.value) for p in belief.provenance} - {now}
+        said = [v for p in belief.provenance for v in (p.value, p.replaces) if v]
+        olds = {normalise_value(v) for v in said} - {now}
         out += [Replaced(belief, _whole(old), _whole(now)) for old in sorted(olds) if distinctive(old)]
     return out
 

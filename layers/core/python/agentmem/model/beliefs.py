@@ -15,6 +15,10 @@ FactKey = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 """A fact key: lower snake case, e.g. `risk_tolerance`."""
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class Cardinality(StrEnum):
     SINGLE = "single"
     SET = "set"
@@ -33,6 +37,13 @@ class FactType(BaseModel):
     key: FactKey
     cardinality: Cardinality = Cardinality.SINGLE
     description: str = Field(default="", max_length=500)
+    replaces: str | None = Field(
+        default=None,
+        max_length=500,
+        exclude_if=_absent,
+        description='The value the statement says is no longer true, when it names one ("we moved from '
+        'Porto to Lisbon": Porto).',
+    )
 
 
 class FactInput(BaseModel):
@@ -54,6 +65,13 @@ class ExtractedFact(FactInput):
 
     cardinality: Cardinality = Cardinality.SINGLE
     description: str = Field(default="", max_length=500)
+    replaces: str | None = Field(
+        default=None,
+        max_length=500,
+        exclude_if=_absent,
+        description='The value the statement says is no longer true, when it names one ("we moved from '
+        'Porto to Lisbon": Porto).',
+    )
 
 
 class KeyProposal(BaseModel):
@@ -110,6 +128,11 @@ class Observation(BaseModel):
         default=None, description="The key extraction proposed, when `key` came from the key resolver."
     )
     key_reason: str | None = Field(default=None, description="Why the resolver chose `key`.")
+    replaces: str | None = Field(
+        default=None,
+        exclude_if=_absent,  # absent from stored JSON, so chains without it stay byte-identical
+        description="The value this statement says is no longer true, when it names one.",
+    )
 
 
 class Provenance(BaseModel):
@@ -119,6 +142,11 @@ class Provenance(BaseModel):
     event_id: str
     seq: int
     value: str
+    replaces: str | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="The value this statement said is no longer true, when it named one.",
+    )
 
 
 class PriorValue(BaseModel):

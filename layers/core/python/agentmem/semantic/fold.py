@@ -20,7 +20,9 @@ Decide = Callable[[Belief, Observation], Verdict]
 
 
 def provenance_of(obs: Observation) -> Provenance:
-    return Provenance(session_id=obs.session_id, event_id=obs.event_id, seq=obs.seq, value=obs.value)
+    return Provenance(
+        session_id=obs.session_id, event_id=obs.event_id, seq=obs.seq, value=obs.value, replaces=obs.replaces
+    )
 
 
 def sessions_of_last_run(belief: Belief) -> list[str]:

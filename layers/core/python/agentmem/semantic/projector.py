@@ -14,6 +14,7 @@ from agentmem.errors import ContentionError, VersionConflictError
 from agentmem.model.beliefs import (
     Belief,
     Cardinality,
+    ExtractedFact,
     FactInput,
     Observation,
     Verdict,
@@ -74,6 +75,7 @@ def observation_of(
         stated_at=event.created_at,
         proposed_key=resolution.proposed_key,
         key_reason=resolution.reason,
+        replaces=fact.replaces if isinstance(fact, ExtractedFact) else None,
     )
 
 

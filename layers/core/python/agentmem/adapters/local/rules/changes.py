@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import lru_cache
 
-from agentmem.adapters.local.rules import values
+from agentmem.adapters.local.rules import replaced, values
 from agentmem.adapters.local.rules.found import ADV, Context, Found, key_of
 from agentmem.adapters.local.rules.lexicon import KEY_MODIFIERS, PREPOSITIONS, PRONOUNS
 from agentmem.adapters.local.rules.possessive import VERBS
@@ -71,4 +71,4 @@ def told(sentence: str, found: Iterable[Found], before: str = "") -> Iterator[Fo
         sentence = f"{before} {sentence}"
     marked = bool(TOLD.search(sentence)) and len(sentence) <= MAX_TEXT_CHARS
     for f in found:
-        yield replace(f, text=sentence) if marked else f
+        yield replace(f, text=sentence, replaces=replaced.old_value(sentence, f.value)) if marked else f

@@ -31,6 +31,7 @@ class Found:
     cardinality: Cardinality = Cardinality.SINGLE
     description: str = ""
     member: str | None = None
+    replaces: str | None = None  # the old value a change names ("moved from Porto to Lisbon")
 
 
 @dataclass(frozen=True)

@@ -115,10 +115,14 @@ def _facts(found: list[Found], declared: dict[str, FactType]) -> list[FactInput]
         seen.add(identity)
         fields = {"key": f.key, "text": f.text, "value": value, "member": f.member}
         try:
-            if f.key in declared:
+            if f.key in declared and f.replaces is None:
                 facts.append(FactInput(**fields))
             else:
-                facts.append(ExtractedFact(**fields, cardinality=f.cardinality, description=f.description))
+                facts.append(
+                    ExtractedFact(
+                        **fields, cardinality=f.cardinality, description=f.description, replaces=f.replaces
+                    )
+                )
         except ValidationError:
             logger.warning("extracted fact out of bounds", extra={"key": f.key})
     return facts
