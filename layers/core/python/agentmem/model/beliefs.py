@@ -37,13 +37,6 @@ class FactType(BaseModel):
     key: FactKey
     cardinality: Cardinality = Cardinality.SINGLE
     description: str = Field(default="", max_length=500)
-    replaces: str | None = Field(
-        default=None,
-        max_length=500,
-        exclude_if=_absent,
-        description='The value the statement says is no longer true, when it names one ("we moved from '
-        'Porto to Lisbon": Porto).',
-    )
 
 
 class FactInput(BaseModel):
