@@ -56,7 +56,7 @@ from conversation_run import (
 from conversation_score import Reading, Score, agentmem_reading, score
 from conversation_summary import belief_aims, by_group, summarise
 from naive_retriever import HEADER, Doc, NaiveRetriever
-from report import Latency, bar, environment
+from report import Latency, bar, environment, write_results
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
 from agentmem.adapters.tokens import count_tokens
@@ -292,10 +292,7 @@ def main() -> None:
         print_scale(document["scale"])
     print_bars(document["bars"])
     out: Path = args.out or (RESULTS.with_name("conversations-scale.json") if args.scale_only else RESULTS)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
-    print(f"\nwrote {shown} in {time.perf_counter() - started:.0f} s")
+    write_results(document, out, started)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ bench/results/knowledge_updates.json, and always exits 0."""
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import random
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_gen import Dataset, Pair, generate
-from report import environment, print_table
+from report import environment, print_table, write_results
 
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
@@ -203,10 +202,7 @@ def main() -> None:
                  **environment(time.perf_counter() - started)},
         "sizes": sizes,
     }  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
-    print(f"\nwrote {shown} in {time.perf_counter() - started:.0f} s")
+    write_results(document, args.out, started)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ bench/results/project_passages.json, and always exits 0."""
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import statistics
@@ -36,7 +35,7 @@ from typing import Any
 
 from conversation_gen import Subject, generate
 from project import TimedEmbedder
-from report import bar, environment, print_table
+from report import bar, environment, print_table, write_results
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
 from agentmem.model.events import AppendEventRequest
@@ -270,10 +269,7 @@ def main() -> None:
         **environment(time.perf_counter() - started),
     }
     print_report(document)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
-    print(f"\nwrote {shown} in {time.perf_counter() - started:.0f} s")
+    write_results(document, args.out, started)
 
 
 if __name__ == "__main__":

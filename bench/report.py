@@ -1,7 +1,8 @@
-"""What every benchmark script shares: nearest-rank percentiles, bars, aligned tables."""
+"""What every benchmark script shares: nearest-rank percentiles, bars, aligned tables, the results file."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sqlite3
@@ -9,6 +10,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 A = TypeVar("A")
@@ -110,3 +112,13 @@ def environment(run_seconds: float) -> dict[str, Any]:
         "run_seconds": round(run_seconds, 1),
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def write_results(document: dict[str, Any], out: Path, started: float) -> None:
+    """The run's JSON document at `out`, and one line saying where (relative to the repository
+    when it is inside it) and how long the whole run took."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    shown = out.relative_to(root) if out.resolve().is_relative_to(root) else out
+    print(f"\nwrote {shown} in {time.perf_counter() - started:.0f} s")
