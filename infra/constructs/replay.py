@@ -50,7 +50,7 @@ from infra.constructs.functions import AgentmemFunction
 from infra.constructs.layers import Layers
 from infra.constructs.replay_access import grant_operator
 from infra.constructs.replay_definition import EXPORT_PREFIX, PASSES, ReplayDefinition
-from infra.constructs.storage import Storage
+from infra.constructs.storage import Storage, private_bucket
 from infra.constructs.vectors import SearchDomain
 from infra.nag import acknowledge, arn_head, logical_ref
 from infra.paths import FUNCTIONS_DIR
@@ -130,23 +130,13 @@ class Replay(Construct):
     # -- resources ----------------------------------------------------------------------------
 
     def _build_bucket(self, removal: cdk.RemovalPolicy) -> s3.Bucket:
-        return s3.Bucket(
-            self,
-            "ExportBucket",
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            enforce_ssl=True,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            server_access_logs_bucket=self._storage.access_log_bucket,
-            server_access_logs_prefix="replay/",
-            lifecycle_rules=[
-                s3.LifecycleRule(
-                    expiration=EXPORT_RETENTION, abort_incomplete_multipart_upload_after=cdk.Duration.days(1)
-                )
-            ],
-            removal_policy=removal,
-            auto_delete_objects=not self._config.retain,
+        expire = s3.LifecycleRule(
+            expiration=EXPORT_RETENTION, abort_incomplete_multipart_upload_after=cdk.Duration.days(1)
         )
+        return private_bucket(
+            self, "ExportBucket", config=self._config, removal=removal, lifecycle_rules=[expire],
+            server_access_logs_bucket=self._storage.access_log_bucket, server_access_logs_prefix="replay/",
+        )  # fmt: skip
 
     def _build_worker(self, layers: Layers, vectors: SearchDomain, models: BedrockModels) -> AgentmemFunction:
         worker = AgentmemFunction(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
@@ -41,6 +43,25 @@ LOG_READ_APPEND_ACTIONS = (
     "dynamodb:UpdateItem",
     "dynamodb:ConditionCheckItem",
 )
+
+
+def private_bucket(
+    scope: Construct, construct_id: str, *, config: TenantConfig, removal: cdk.RemovalPolicy, **options: Any
+) -> s3.Bucket:
+    """A bucket of this stack as every one of them is: S3-managed encryption (log delivery cannot
+    write to SSE-KMS), no public access, TLS only, no ACLs; deletable with the stack in a dev
+    tenant (CloudFormation cannot delete a non-empty bucket). `options` add the bucket's own."""
+    return s3.Bucket(
+        scope,
+        construct_id,
+        encryption=s3.BucketEncryption.S3_MANAGED,
+        block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+        enforce_ssl=True,
+        object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        removal_policy=removal,
+        auto_delete_objects=not config.retain,
+        **options,
+    )
 
 
 class Storage(Construct):
@@ -91,38 +112,20 @@ class Storage(Construct):
 
     def _build_access_log_bucket(self) -> s3.Bucket:
         # Needs no access logs of its own: cdk-nag (S1) accepts a bucket that is another bucket's log target.
-        return s3.Bucket(
-            self,
-            "AccessLogBucket",
-            # S3 log delivery cannot write to SSE-KMS buckets.
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            enforce_ssl=True,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        return private_bucket(
+            self, "AccessLogBucket", config=self._config, removal=self._removal_policy,
             lifecycle_rules=[s3.LifecycleRule(expiration=ACCESS_LOG_RETENTION)],
-            removal_policy=self._removal_policy,
-            auto_delete_objects=not self._config.retain,
-        )
+        )  # fmt: skip
 
     def _build_blob_bucket(self, access_logs: s3.IBucket) -> s3.Bucket:
         # Versioned: content addressing makes every overwrite the same bytes, but it does not protect the
         # data the log points at from a human delete. A deleted or renewed blob stays a noncurrent version
         # for NONCURRENT_VERSION_DAYS; an erasure removes every version (S3BlobStore.delete).
-        return s3.Bucket(
-            self,
-            "BlobBucket",
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            enforce_ssl=True,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            server_access_logs_bucket=access_logs,
-            server_access_logs_prefix="blobs/",
-            versioned=True,
+        return private_bucket(
+            self, "BlobBucket", config=self._config, removal=self._removal_policy,
+            server_access_logs_bucket=access_logs, server_access_logs_prefix="blobs/", versioned=True,
             lifecycle_rules=[self._noncurrent_versions(), *self._blob_retention()],
-            removal_policy=self._removal_policy,
-            # A dev stack must be deletable in one command; CloudFormation cannot delete a non-empty bucket.
-            auto_delete_objects=not self._config.retain,
-        )
+        )  # fmt: skip
 
     @staticmethod
     def _noncurrent_versions() -> s3.LifecycleRule:
