@@ -14,6 +14,7 @@ from agentmem.model.events import AppendEventRequest
 from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
+from tests.daily_clock import daily_writer
 
 WINTERS = "The winters in Porto are mild, so I never pack the heavy coat."
 BROTHER = "My brother still rents a flat in Porto near the river."
@@ -23,10 +24,11 @@ TEAM = "I'm on the data team at Harrowgate Foods, mostly dashboards."
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     services = bootstrap(Settings(data_dir=tmp_path_factory.mktemp("unread") / "data"))
+    episodic = daily_writer(services)  # "said before the change" must not rest on the wall clock
 
     def say(session: str, text: str) -> None:
         request = AppendEventRequest(subject_id="maya", round=0, agent="user", kind="message", content=text)
-        services.episodic.append(session, request)
+        episodic.append(session, request)
 
     say("S1", "I live in Porto.")
     say("S1", WINTERS)

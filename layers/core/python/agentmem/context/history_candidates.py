@@ -2,7 +2,8 @@
 by keyword, fused with weighted RRF, checked against the current beliefs.
 
 One answer per question still holds. A passage that states a value a current belief has since
-replaced is labelled with the current value; a passage that says nothing a shown belief does not
+replaced is labelled with the current value, and one that says what a later passage says is over
+quotes that passage (retirements.py); a passage that says nothing a shown belief does not
 already say (the belief's provenance cites its event) is left out. So history never contradicts
 a current belief unlabelled, and never repeats one."""
 
@@ -12,6 +13,8 @@ from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
+from agentmem.context.follow_up import BELOW, FOLLOW_FROM, FOLLOW_K, follow_beliefs, follow_up, ranked_after
+from agentmem.context.retirements import Retirement, in_beliefs, later_for_passage, retirements
 from agentmem.context.superseded import mentioned, replaced_values
 from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
 from agentmem.model.beliefs import Belief, normalise_value
@@ -35,13 +38,15 @@ KEYWORD_FLOOR = 0.5
 
 @dataclass(frozen=True)
 class HistoryHits:
-    vector: list[PassageHit]
-    keyword: list[PassageHit]
+    """The passages both rankers found, fused best first, with the follow-up's after their hits."""
+
+    ranked: list[tuple[float, Passage]]
+    note: str  # how the rankers were weighed
     pending_vectors: int = 0  # the subject's passages vector search could not see yet
 
     @property
     def found(self) -> bool:
-        return bool(self.vector or self.keyword)
+        return bool(self.ranked)
 
 
 def search_k(budget: int) -> int:
@@ -52,12 +57,13 @@ def search_k(budget: int) -> int:
 class HistorySearch:
     """Both rankers over the subject's passages outside the reader's session (that one is the
     episodic source's), each on a worker thread while the beliefs are searched: the keyword
-    search starts at once, the vector search when the query's embedding is in."""
+    search starts at once, the vector search when the query's embedding is in. Then one more
+    keyword search for what came later of the names the best hits say (follow_up.py)."""
 
     def __init__(
         self, pool: Executor, index: PassageIndex, subject_id: str, session_id: str, query: str, budget: int
     ) -> None:
-        self._pool, self._index = pool, index
+        self._pool, self._index, self._query = pool, index, query
         self._subject, self._session, self._k = subject_id, session_id, search_k(budget)
         self._keyword = pool.submit(self._keywords, query)
         self._vector: Future[list[PassageHit]] | None = None
@@ -77,17 +83,36 @@ class HistorySearch:
             if self._vector is None:
                 raise RuntimeError("search_vectors was not called")
             keyword, pending = self._keyword.result()
-            self._hits = HistoryHits(vector=self._vector.result(), keyword=keyword, pending_vectors=pending)
+            ranked, note = fuse(self._vector.result(), keyword, self._query)
+            chased = follow_up([p for _, p in ranked[:FOLLOW_FROM]], self._query, self._subject)
+            if chased is not None:
+                later = self._index.keyword_search(
+                    self._subject, chased.query, FOLLOW_K, exclude_session=self._session
+                )
+                ranked = ranked_after(ranked, later, chased)
+            self._hits = HistoryHits(ranked, note, pending)
         return self._hits
 
+    def said_after(self, beliefs: Sequence[Belief]) -> list[Passage]:
+        """Passages said after one of the best beliefs was last stated that say its value."""
+        chased = follow_beliefs(beliefs)
+        if chased is None:
+            return []
+        hits = self._index.keyword_search(
+            self._subject, chased.query, FOLLOW_K, exclude_session=self._session
+        )
+        return chased.said_later(hits)
 
-def fuse(hits: HistoryHits, query: str) -> tuple[list[tuple[float, Passage]], str]:
-    gate, why = keyword_gate(query, [h.passage.text for h in hits.keyword])
+
+def fuse(
+    vector: Sequence[PassageHit], keyword: Sequence[PassageHit], query: str
+) -> tuple[list[tuple[float, Passage]], str]:
+    gate, why = keyword_gate(query, [h.passage.text for h in keyword])
     weights = {"vector": VECTOR_WEIGHT, "keyword": max(KEYWORD_FLOOR, gate)}
-    passages = {h.passage.passage_id: h.passage for h in hits.vector + hits.keyword}
+    passages = {h.passage.passage_id: h.passage for h in [*vector, *keyword]}
     rankings = {
-        "vector": [h.passage.passage_id for h in hits.vector],
-        "keyword": [h.passage.passage_id for h in hits.keyword],
+        "vector": [h.passage.passage_id for h in vector],
+        "keyword": [h.passage.passage_id for h in keyword],
     }
     fused = reciprocal_rank_fusion(rankings, weights=weights)
     return [
@@ -168,15 +193,34 @@ def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> 
 
 
 HISTORY_DUPLICATE_THRESHOLD = 0.7
+# A passage may say several things later statements ended; two quotes tell the reader to look.
+MAX_LATER_LABELS = 2
+
+
+@dataclass(frozen=True)
+class HistoryCandidates:
+    candidates: list[Candidate]  # best first
+    dropped: list[Dropped]
+    note: str  # how the rankers were fused
+    retired: list[Retirement]  # what the passages found say is over, for the beliefs' labels
 
 
 def history_candidates(
-    hits: HistoryHits, query: str, beliefs: BeliefIndex | None, shown: Sequence[Belief], subject_id: str
-) -> tuple[list[Candidate], list[Dropped], str]:
-    """Candidates best first, what was left out and why, and a note on the fusion."""
-    fused, note = fuse(hits, query)
+    hits: HistoryHits,
+    beliefs: BeliefIndex | None,
+    shown: Sequence[Belief],
+    subject_id: str,
+    said_after: Sequence[Passage] = (),
+) -> HistoryCandidates:
+    """`said_after`: passages that say a shown belief's value after it was last stated
+    (`HistorySearch.said_after`); they rank after the rest, and their retirements count."""
+    fused, note = hits.ranked, hits.note
+    ranked_ids = {p.passage_id for _, p in fused}
+    floor = fused[-1][0] * BELOW if fused else 1.0
+    fused = fused + [(floor, p) for p in said_after if p.passage_id not in ranked_ids]
     current = CurrentBeliefs(beliefs, subject_id)
     replaced = replaced_values(shown)
+    retired = retirements(passage for _, passage in fused) + in_beliefs(shown)
     shown_ids = {b.doc_id for b in shown if b.current}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
@@ -189,6 +233,8 @@ def history_candidates(
         labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
         # An old value said in words the extractor did not read is labelled all the same.
         labels = list(dict.fromkeys([*labels, *map(superseded_label, mentioned(passage, replaced))]))
+        # So is a phrase a later passage says is over, whether or not anything extracted it.
+        labels += [r.label for r in later_for_passage(passage, retired)[:MAX_LATER_LABELS]]
         if not labels and says_no_more(passage, covering):
             ids = ", ".join(b.doc_id for b in covering)
             dropped.append(Dropped(item_id(passage), "history", f"stands as belief {ids}"))
@@ -200,7 +246,7 @@ def history_candidates(
             )
             continue
         candidates.append(passage_candidate(passage, score, labels))
-    return candidates, dropped, note
+    return HistoryCandidates(candidates, dropped, note, retired)
 
 
 def item_id(passage: Passage) -> str:

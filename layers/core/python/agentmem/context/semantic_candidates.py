@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 
+from agentmem.context.retirements import Retirement, later_for_belief
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.packing.fusion import reciprocal_rank_fusion
 from agentmem.packing.model import Candidate
@@ -33,9 +34,14 @@ def change_note(belief: Belief) -> str:
     return f"changed from {belief.previous.value} ({before}) to {belief.value} ({now})"
 
 
-def belief_candidate(belief: Belief, score: float) -> Candidate:
+MAX_LATER_LABELS = 2
+
+
+def belief_candidate(belief: Belief, score: float, later: Sequence[Retirement] = ()) -> Candidate:
+    """`later`: what passages said after the belief was last stated ended its value."""
     note = change_note(belief)
     flagged = f" ⚠ {note}." if note else ""
+    flagged += "".join(f" ⚠ {r.label}." for r in later[:MAX_LATER_LABELS])
     stated = ", ".join(sessions_of_last_run(belief))
     full = f"**{belief.key}**: {belief.text} (v{belief.version}; stated in {stated}){flagged}"
     short = f"**{belief.key}**: {belief.value}{flagged}"
@@ -78,3 +84,19 @@ def semantic_candidates(
     }
     fused = fuse(hits)
     return [belief_candidate(b, s) for s, b in fused], [b for _, b in fused]
+
+
+def with_later_labels(
+    candidates: Sequence[Candidate], beliefs: Sequence[Belief], retired: Sequence[Retirement]
+) -> list[Candidate]:
+    """The candidates again, a belief whose value a later passage says is over rendered with
+    that passage's sentence: the extractor may never have read it, so no version replaced it."""
+    by_item = {f"belief:{b.doc_id}": b for b in beliefs}
+    out: list[Candidate] = []
+    for candidate in candidates:
+        belief = by_item.get(candidate.item_id)
+        later = later_for_belief(belief, retired) if belief is not None else []
+        out.append(
+            belief_candidate(belief, candidate.score, later) if belief is not None and later else candidate
+        )
+    return out

@@ -8,7 +8,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.history_candidates import HistorySearch, history_candidates
-from agentmem.context.semantic_candidates import search_keywords, semantic_candidates
+from agentmem.context.semantic_candidates import search_keywords, semantic_candidates, with_later_labels
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicService
@@ -106,17 +106,18 @@ class ContextService:
         index: BeliefIndex | None,
         beliefs: list[Belief],
         notes: list[str],
+        candidates: list[Candidate],
     ) -> tuple[list[Candidate], list[Dropped]]:
-        found, gone, fusion = history_candidates(
-            history.result(), request.query, index, beliefs, request.subject_id
-        )
-        notes.append(f"history: {len(found)} passage(s) of earlier sessions ranked; {fusion}")
+        """The candidates so far with the history's after them, and what the history left out."""
+        said_after = history.said_after(beliefs)
+        found = history_candidates(history.result(), index, beliefs, request.subject_id, said_after)
+        notes.append(f"history: {len(found.candidates)} passage(s) of earlier sessions ranked; {found.note}")
         pending = history.result().pending_vectors
         if pending:
             notes.append(
                 f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
             )
-        return found, gone
+        return with_later_labels(candidates, beliefs, found.retired) + found.candidates, found.dropped
 
     def build(self, request: ContextRequest) -> ContextResponse:
         notes: list[str] = []
@@ -150,8 +151,7 @@ class ContextService:
             if not found and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            found, gone = self._history(history, request, index, beliefs, notes)
-            candidates, dropped = candidates + found, dropped + gone
+            candidates, dropped = self._history(history, request, index, beliefs, notes, candidates)
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:

@@ -1,0 +1,83 @@
+"""A later statement that something is over labels what said it earlier, in history and in the
+beliefs, even when no extraction read the later statement (issue 12: history never contradicts
+the current state unlabelled)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
+from agentmem.model.context import ContextRequest
+from agentmem.model.events import AppendEventRequest
+from agentmem.semantic.worker import ProjectorWorker
+from agentmem.settings import Settings
+from agentmem.wiring import Services, bootstrap
+from tests.daily_clock import daily_writer
+
+FOREVER = "If I could eat one cuisine forever it would be Oaxacan."
+OVER = "Honestly I'm over Oaxacan now; Lebanese is my favourite."
+WEEKENDS = "On weekends I go fly fishing with my uncle."
+GAVE_UP = "I gave up fly fishing last spring; my knees complained."
+AFTER = "My uncle still goes fly fishing every Sunday."
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    services = bootstrap(Settings(data_dir=tmp_path_factory.mktemp("retired") / "data"))
+    episodic = daily_writer(services)
+
+    def say(session: str, text: str) -> None:
+        request = AppendEventRequest(
+            subject_id="ottilie", round=0, agent="user", kind="message", content=text
+        )
+        episodic.append(session, request)
+
+    say("S1", FOREVER)
+    say("S1", "My favourite food is Oaxacan.")
+    say("S1", WEEKENDS)
+    say("S2", "The forecast says light rain on Tuesday.")
+    say("S3", OVER)
+    say("S4", GAVE_UP)
+    say("S5", AFTER)
+    log = services.event_log
+    assert isinstance(log, SqliteEventLog)
+    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    yield services
+
+
+def read(services: Services, query: str) -> dict[str, Any]:
+    request = ContextRequest(
+        subject_id="ottilie", session_id="S9", agent="reader", query=query, budget_tokens=1000
+    )
+    return services.context.build(request).model_dump(mode="json")
+
+
+def line_with(markdown: str, text: str) -> str:
+    (line,) = [line for line in markdown.splitlines() if text in line]
+    return line
+
+
+def test_nothing_extracted_the_change_of_cuisine(services: Services) -> None:
+    assert not any("Lebanese" in b.value for b in services.semantic.current("ottilie"))
+
+
+def test_an_earlier_passage_quotes_the_later_sentence(services: Services) -> None:
+    markdown = read(services, "Which cuisine does Ottilie like best?")["markdown"]
+    assert f"⚠ later in S3: “{OVER[:-1]}”. {FOREVER}" in line_with(markdown, FOREVER)
+    assert "⚠" not in line_with(markdown, OVER)  # the sentence that says it is not labelled by itself
+
+
+def test_a_belief_still_holding_the_old_value_quotes_it_too(services: Services) -> None:
+    (food,) = [b for b in services.semantic.current("ottilie") if b.key == "favorite_food"]
+    assert food.value == "Oaxacan"  # the rules never read the change, so no version replaced it
+    markdown = read(services, "Which cuisine does Ottilie like best?")["markdown"]
+    assert f"⚠ later in S3: “{OVER[:-1]}”." in line_with(markdown, "**favorite_food**")
+
+
+def test_what_was_said_after_the_retirement_is_not_labelled(services: Services) -> None:
+    markdown = read(services, "Does Ottilie still go fly fishing on weekends?")["markdown"]
+    assert "⚠ later in S4" in line_with(markdown, WEEKENDS)
+    assert "⚠" not in line_with(markdown, AFTER)
