@@ -93,8 +93,12 @@ class HistorySearch:
             self._hits = HistoryHits(ranked, note, pending)
         return self._hits
 
-    def said_after(self, beliefs: Sequence[Belief]) -> list[Passage]:
-        """Passages said after one of the best beliefs was last stated that say its value."""
+    def said_after(self, beliefs: Sequence[Belief]) -> Future[list[Passage]]:
+        """Passages said after one of the best beliefs was last stated that say its value, searched
+        on a worker thread while `result` follows up the best passages' names."""
+        return self._pool.submit(self._said_after, beliefs)
+
+    def _said_after(self, beliefs: Sequence[Belief]) -> list[Passage]:
         chased = follow_beliefs(beliefs)
         if chased is None:
             return []

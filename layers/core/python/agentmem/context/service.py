@@ -110,9 +110,10 @@ class ContextService:
     ) -> tuple[list[Candidate], list[Dropped]]:
         """The candidates so far with the history's after them, and what the history left out."""
         said_after = history.said_after(beliefs)
-        found = history_candidates(history.result(), index, beliefs, request.subject_id, said_after)
+        hits = history.result()
+        found = history_candidates(hits, index, beliefs, request.subject_id, said_after.result())
         notes.append(f"history: {len(found.candidates)} passage(s) of earlier sessions ranked; {found.note}")
-        pending = history.result().pending_vectors
+        pending = hits.pending_vectors
         if pending:
             notes.append(
                 f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
