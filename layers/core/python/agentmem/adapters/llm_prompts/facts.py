@@ -243,14 +243,19 @@ def replaces_refusal(old: str, value: str, source: str) -> str | None:
     old value is copied, never inferred). `old` is stripped and not empty."""
     if len(old) > MAX_REPLACES_CHARS:
         return "an old value out of bounds"
-    named = normalise_value(old)
+    named = _compared(old)
     if not named:
         return "an old value with no words"
-    if named == normalise_value(value):
+    if named == _compared(value):
         return "an old value that is the new value"
     if not words_stated(old, source):
         return "an old value the event does not state"
     return None
+
+
+def _compared(value: str) -> str:
+    # normalise_value keeps points (for figures such as 4.5), so a sentence's full stop is dropped here.
+    return normalise_value(value).strip(" .")
 
 
 def quoted(text: str) -> str:
