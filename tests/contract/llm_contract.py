@@ -10,6 +10,8 @@ What any adapter guarantees:
   name and the key aside), and nothing from an event that states nothing or has no text;
 - an over-long statement is bounded or left out, never an error;
 - `decide` answers SAME, UPDATE or CONFLICT (never NEW) and reads a reversal as a CONFLICT;
+- a change that names the old value it replaces ("moved from Pune to Lisbon") records it beside
+  the new one (`ExtractedFact.replaces`), never as a value of its own;
 - `resolve_key` answers one of the candidates or none;
 - the same input gives the same answer (resolution is part of what replay reproduces)."""
 
@@ -45,6 +47,7 @@ STATED = "Priya's risk tolerance is aggressive. Priya's income is $135,000. Priy
 QUESTION = "What is Priya's income these days? She did not say."
 OBJECT = {"risk_tolerance": "cautious", "income": "$90,000"}
 UNDECLARED = "Priya's favourite colour is green."
+MOVED = "Priya moved from Pune to Lisbon in March."
 LONG = "Priya's goal is " + "a quiet house by the sea with room for a workshop " * 80 + "."
 PREVIEWLESS = BlobRef(
     uri="file:///blobs/x", bytes=40_000, sha256="ab" * 32, media_type="text/csv", preview=""
@@ -121,6 +124,7 @@ EXTRACTION_SCENARIOS = {
     "object": event(OBJECT),
     "undeclared": event(UNDECLARED),
     "long": event(LONG),
+    "moved": event(MOVED),
 }
 
 
@@ -161,6 +165,11 @@ class LLMContract:
         for fact in llm.extract_facts(source, FACT_TYPES):
             assert figures(fact.value or "") <= stated, fact
             assert figures(fact.text) <= stated | figures(fact.key) | figures(source.subject_id), fact
+
+    def test_a_change_that_names_its_old_value_records_it_beside_the_new_one(self, llm: LLM) -> None:
+        (city,) = llm.extract_facts(event(MOVED), FACT_TYPES)
+        assert isinstance(city, ExtractedFact)  # a declared key too: only it carries `replaces`
+        assert (city.key, city.value, city.replaces) == ("city", "Lisbon", "Pune")
 
     def test_a_question_states_no_fact(self, llm: LLM) -> None:
         assert llm.extract_facts(event(QUESTION), FACT_TYPES) == []

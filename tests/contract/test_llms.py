@@ -19,6 +19,7 @@ from tests.contract.llm_contract import (
     CANDIDATES,
     FACT_TYPES,
     LONG,
+    MOVED,
     OBJECT,
     OPEN,
     QUESTION,
@@ -88,6 +89,7 @@ RECORDED: dict[str, Any] = {
             proposed("Favourite Sport", "cricket", "Priya's favourite sport is cricket.", "single"),
         ]
     },
+    prompted(MOVED): {"facts": [{**fact("city", "Lisbon", "Priya lives in Lisbon."), "replaces": "Pune"}]},
     prompted(LONG): {"facts": [fact("goal", "a quiet house " * 300, "Priya's goal is a quiet house.")]},
     'New statement: value="aggressive"': {"reason": "Cautious became aggressive.", "verdict": "CONFLICT"},
     'New statement: value="Mumbai"': {"reason": "She moved.", "verdict": "UPDATE"},

@@ -3,7 +3,8 @@ from Settings as `agentmem serve` wires it, on a scripted OpenAI-compatible serv
 client, only its transport replaced (tests/openai_fixtures.py). The scripted model answers like a
 small local one, and its embeddings are MiniLM's, so a question in other words finds the belief
 by meaning through the adapter. Plain prose in, a belief out; a move, an UPDATE; a context read in
-a later session shows the current value. And switching embedders over an existing index fails
+a later session shows the current value, and labels a passage that says the old value a change
+named. And switching embedders over an existing index fails
 with an error naming the settings until `agentmem replay` rebuilds it."""
 
 from __future__ import annotations
@@ -34,9 +35,13 @@ FIRST = "Priya told me on the call that she lives in Pune and works remotely."
 MOVED = "Quick update from Priya: she has relocated to Lisbon for good."
 
 
-def fact(value: str) -> dict[str, object]:
+WINTERS = "Priya says the winters in Porto are mild, so she never packs a heavy coat."
+FROM_PORTO = "Priya has moved from Porto to Lisbon for good."
+
+
+def fact(value: str, replaces: str | None = None) -> dict[str, object]:
     # The tenant allows undeclared keys (the default), so the answer has the open-keys fields.
-    city = {"key": "city", "text": f"Priya lives in {value}.", "value": value}
+    city = {"key": "city", "text": f"Priya lives in {value}.", "value": value, "replaces": replaces}
     return {"facts": [{**city, "cardinality": "single", "description": ""}]}
 
 
@@ -44,6 +49,8 @@ def fact(value: str) -> dict[str, object]:
 RECORDED = {
     f"<event>\n{FIRST}\n</event>": fact("Pune"),
     f"<event>\n{MOVED}\n</event>": fact("Lisbon"),
+    f"<event>\n{WINTERS}\n</event>": {"facts": []},  # nothing under a key: the winters are no fact
+    f"<event>\n{FROM_PORTO}\n</event>": fact("Lisbon", replaces="Porto"),
     'New statement: value="Lisbon"': {"reason": "She moved; the city is replaced.", "verdict": "UPDATE"},
 }
 
@@ -121,6 +128,23 @@ def test_a_later_sessions_context_read_shows_the_current_belief(services: Servic
     document = services.context.build(request).markdown
     assert "Priya lives in Lisbon." in document
     assert "Pune" not in document
+
+
+def test_history_labels_an_old_value_only_the_models_answer_named(services: Services) -> None:
+    # Issue 12: no fact ever said Porto; the model's `replaces` for the move is what history reads.
+    say(services, "priya-s1", WINTERS)
+    say(services, "priya-s2", FROM_PORTO)
+    (belief,) = [b for b in services.semantic.current("priya") if b.key == "city"]
+    assert (belief.value, belief.version, [p.replaces for p in belief.provenance]) == ("Lisbon", 1, ["Porto"])
+    request = ContextRequest(
+        subject_id="priya",
+        session_id="priya-s3",
+        agent="advisor",
+        query="Which city does Priya live in, and what are the winters like in Porto?",
+        budget_tokens=1000,
+    )
+    (line,) = [line for line in services.context.build(request).markdown.splitlines() if WINTERS in line]
+    assert "⚠ superseded: city is Lisbon since priya-s2." in line
 
 
 def test_switching_the_embedder_over_an_existing_index_fails_clearly_until_a_replay(

@@ -70,16 +70,21 @@ def objects(node: Any) -> list[dict[str, Any]]:
 # --- the generated schemas -------------------------------------------------------------------------
 
 
-def test_the_extraction_schema_is_the_one_bedrock_has_compiled_since_before_the_move() -> None:
-    # Bedrock compiles a grammar per schema and caches it: a change here must be deliberate.
+def test_the_extraction_schema_is_pinned() -> None:
+    # Bedrock compiles a grammar per schema and caches it: a change here must be deliberate. The
+    # last one added `replaces` (issue 12), required and nullable as OpenAI's strict mode takes it.
     fact = {
         "type": "object",
         "properties": {
             "key": {"type": "string", "description": "One of the declared fact keys."},
             "text": {"type": "string", "description": "A self-contained sentence."},
             "value": {"type": "string", "description": "The bare value, as the event words it."},
+            "replaces": {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "description": "The earlier value the event says this one replaced, in its words, or null.",
+            },
         },
-        "required": ["key", "text", "value"],
+        "required": ["key", "text", "value", "replaces"],
         "additionalProperties": False,
     }
     assert EXTRACT_TOOL.schema == {
@@ -98,7 +103,9 @@ def test_the_extraction_schema_is_the_one_bedrock_has_compiled_since_before_the_
 def test_open_keys_add_a_cardinality_and_a_description_to_each_fact_and_their_own_rules() -> None:
     fact = OPEN_EXTRACT_TOOL.schema["properties"]["facts"]["items"]
     assert list(fact["properties"]) == list(OpenModelFact.model_fields)
-    assert list(fact["properties"]) == ["key", "text", "value", "cardinality", "description"]
+    assert list(fact["properties"]) == ["key", "text", "value", "replaces", "cardinality", "description"]
+    closed = EXTRACT_TOOL.schema["properties"]["facts"]["items"]["properties"]["replaces"]
+    assert fact["properties"]["replaces"] == closed  # the same old value, asked the same way
     assert fact["properties"]["cardinality"] == {
         "type": "string",
         "enum": ["single", "set"],

@@ -28,7 +28,7 @@ from agentmem.adapters.openai_compat.chat import OpenAICompatLLM
 from agentmem.adapters.openai_compat.duties import OpenAICompatRelevance, OpenAICompatSkillReviewer
 from agentmem.adapters.openai_compat.embedder import OpenAICompatEmbedder
 from agentmem.errors import AgentMemError, BackendUnavailableError
-from agentmem.model.beliefs import FactInput, KeyChoice, Verdict
+from agentmem.model.beliefs import Cardinality, ExtractedFact, FactInput, KeyChoice, Verdict
 from agentmem.model.events import Event
 from tests.contract.llm_contract import CANDIDATES, FACT_TYPES, MOVE, REVERSAL, SYNONYM, event
 from tests.contract.relevance_contract import DOCUMENTS, QUESTION
@@ -43,6 +43,30 @@ NOTES_FACTS = [
     FactInput(key="risk_tolerance", text="Priya's risk tolerance is aggressive.", value="aggressive"),
     FactInput(key="city", text="Priya lives in Lisbon.", value="Lisbon"),
     FactInput(key="income", text="Priya earns $135,000 a year.", value="$135,000"),
+]
+# A change that names what it replaces: the recorded answer gives each fact's old value, one of
+# them one the event never states (an inference, dropped; the fact is kept without it).
+CHANGES = event(
+    "Call notes: Priya moved from Pune to Lisbon in March. Her risk tolerance is aggressive now, "
+    "not cautious. She still earns $135,000 a year, and left Globex for a design studio."
+)
+CHANGES_FACTS = [
+    ExtractedFact(key="city", text="Priya lives in Lisbon.", value="Lisbon", replaces="Pune"),
+    ExtractedFact(
+        key="risk_tolerance",
+        text="Priya's risk tolerance is aggressive.",
+        value="aggressive",
+        replaces="cautious",
+    ),
+    FactInput(key="income", text="Priya earns $135,000 a year.", value="$135,000"),
+    ExtractedFact(
+        key="employer",
+        text="Priya works at a design studio.",
+        value="a design studio",
+        cardinality=Cardinality.SINGLE,
+        description="The company the subject works for.",
+        replaces="Globex",
+    ),
 ]
 ADD_VAT = "def add_vat(net: float) -> float:\n    return net * 1.2\n"
 
@@ -110,6 +134,13 @@ SCENARIOS: dict[str, Scenario] = {
         extract_then_decide,
         (NOTES_FACTS, Verdict.UPDATE, "tool"),
         api_key="sk-1234",
+    ),
+    "vllm_extract_replaces": Scenario(
+        "http://localhost:8000/v1",
+        lambda c: llm("Qwen/Qwen2.5-7B-Instruct")(c).extract_facts(
+            CHANGES, FACT_TYPES, allow_undeclared=True
+        ),
+        CHANGES_FACTS,
     ),
     "vllm_verdict": Scenario(
         "http://localhost:8000/v1",
