@@ -89,4 +89,7 @@ def test_fresh_split_figures() -> None:
     assert score_near_misses([r for r in rows if not r["expect"]], RulesLLM().extract_facts).false_facts == 0
 
 
-FRESH_PRECISION, FRESH_RECALL = 0.0, 0.0  # set from the one fresh run (see the docstring)
+# The one fresh run, rules frozen at e030f6e: precision 100%, recall 97.3% (36 of 37; the miss is
+# "Right now I'd choose Hungarian over Austrian", an opener the rules do not allow), 0 false facts
+# on 15 near misses, 9 of 10 old values. The floors leave room for a general fix, not for a regression.
+FRESH_PRECISION, FRESH_RECALL = 0.95, 0.9
