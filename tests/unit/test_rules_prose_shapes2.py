@@ -69,6 +69,12 @@ def test_a_preference_without_a_change_names_no_old_value() -> None:
     assert fact.key == "favorite_cuisine" and getattr(fact, "replaces", None) is None
 
 
+def test_a_favourite_needs_a_named_value() -> None:
+    assert user("Python is my favourite language.") == [("favorite_language", "Python")]
+    assert user("This is my favourite restaurant.") == []  # a deictic names nothing
+    assert user("Blue is my favourite.") == []  # no attribute named, and no cuisine
+
+
 def test_job_idioms_need_talk_of_a_job() -> None:
     assert user("New job! I'm at Wayfarer Studios now.") == [("employer", "Wayfarer Studios")]
     assert user("I'm at Wayfarer Studios now.") == []  # a place as often as an employer

@@ -18,6 +18,7 @@ from agentmem.adapters.local.rules import values
 from agentmem.adapters.local.rules.found import ADV, Context, Found, key_of
 from agentmem.adapters.local.rules.idiom_lexicon import CUISINE, FOOD_NOUNS
 from agentmem.adapters.local.rules.idiom_parts import States, who
+from agentmem.adapters.local.rules.lexicon import PRONOUNS
 from agentmem.adapters.local.rules.shapes import DIET
 from agentmem.adapters.local.rules.verdict_lexicon import CHANGE
 
@@ -89,6 +90,8 @@ def _read(ctx: Context, name: str, m: re.Match[str], sentence: str) -> Found | N
     key = KEY
     if name == "favourite":  # "Yemeni is my favourite (cuisine)": the value comes first
         value, noun = m.group("subj"), m.group("noun")
+        if value.split()[0].casefold() in PRONOUNS:
+            return None  # "This is my favourite restaurant": names nothing
         tail = values.tail_words(f" {noun or ''}{rest}")
         if tail not in ([], [noun]):
             return None  # "Blue is my favourite colour of all" or more: not the idiom
