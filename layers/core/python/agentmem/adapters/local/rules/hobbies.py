@@ -25,7 +25,8 @@ ABOUT = "What the subject does for fun."
 MAX_WORDS = 4
 NOT_HOBBIES = words(
     "a an the my your our his her their some any this that trouble debt bed shape character "
-    "position gear work school college university it nothing everything anything"
+    "position gear work school college university it nothing everything anything arguments argument "
+    "fights fight rows row debts habits"
 )
 HAVE = r"(?:'ve|\s+have|\s+has)?"
 TIME_OFF = r"(?:(?:my|her|his|their)\s+)?(?:free|spare)\s+time"
@@ -67,6 +68,8 @@ def find(ctx: Context, sentence: str, states: States, before: str) -> Iterator[F
             if not value or not states(sentence, m.start("subj")):
                 continue
             old = m.groupdict().get("old")
+            if old and hobby(old) != values.trim(old):
+                continue  # "I quit my job; now it's freelancing": what was given up is no hobby
             if name == "instead":  # "I've taken up X instead": only a replacement is a hobby
                 if not re.match(rf"\s*{re.escape(value)}\s+instead\b", rest, re.I):
                     continue
@@ -85,7 +88,9 @@ def hobby(rest: str) -> str | None:
     found = found[:cut]
     if not found or len(found) > MAX_WORDS or not found[0][:1].islower():
         return None
-    if found[0].casefold() in NOT_HOBBIES | PRONOUNS or any(w.casefold() in PRONOUNS for w in found):
+    if found[0].casefold() in NOT_HOBBIES | PREPOSITIONS | {"to"} or any(
+        w.casefold() in PRONOUNS for w in found
+    ):
         return None
     value = " ".join(found)
     return value if values.is_value(value) else None

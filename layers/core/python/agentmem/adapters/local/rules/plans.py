@@ -22,6 +22,7 @@ from agentmem.adapters.local.rules.idiom_parts import States, who
 KEY = "plan"
 ABOUT = "What the subject is planning."
 MAX_WORDS = 12
+IDIOMS = re.compile(r"an?\s+rainy\s+day\b", re.I)  # "saving for a rainy day" plans nothing
 PHRASE = re.compile(r"(?:an?\s+[a-z]|the\s+(?-i:[A-Z]))", re.I)
 PLANNING = r"(?:planning|organi[sz]ing|working\s+towards?|saving\s+(?:up\s+)?for)"
 TIME = (
@@ -83,7 +84,7 @@ def plan(rest: str) -> str | None:
     if not PHRASE.match(rest):
         return None
     value = values.trim(values.clause(rest))
-    if len(value.split()) > MAX_WORDS or not values.is_value(value):
+    if len(value.split()) > MAX_WORDS or not values.is_value(value) or IDIOMS.match(value):
         return None
     return value
 

@@ -21,7 +21,7 @@ from agentmem.adapters.local.rules.idiom_parts import States, who
 
 KEY = "employer"
 ABOUT = "Who the subject works for."
-UNIT = r"(?:team|department|dept|group|unit|squad|division|desk|office)"
+UNIT = r"(?:team|department|dept|group|unit|squad|division|desk)"  # not "office": "in the office at Heathrow"
 JOB_TALK = re.compile(
     r"\b(?:new\s+(?:job|role|position|employer)|job|notice|resign(?:ed)?|hired|changed\s+jobs|employer)\b",
     re.I,
