@@ -1,7 +1,9 @@
 """A fact stated and then changed or corrected in prose is one belief holding the new value: an
 UPDATE for a change of the world ("we moved from Ghent to Leuven"), a flagged CONFLICT for a
 correction ("I don't work for Monzo, I work for Wise"). Scenarios in
-tests/data/rules/prose_changes.jsonl, run on the embedded default with the rules extractor."""
+tests/data/rules/prose_changes.jsonl and, for the chat idioms ("change of plans: instead of Y,
+it's X", "correction on the numbers: it's $N for travel, not $M"), prose_changes2.jsonl, run on
+the embedded default with the rules extractor."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from agentmem.settings import Settings
 from agentmem.wiring import bootstrap
 from tests.rules_eval import UpdateOutcome, load, run_updates
 
-ROWS = load("prose_changes")
+ROWS = load("prose_changes") + load("prose_changes2")
 
 
 @pytest.fixture(scope="module")

@@ -85,7 +85,7 @@ def test_a_negation_reaches_only_to_the_end_of_its_clause() -> None:
         "Summary: Maya called about her budget.",  # a heading
         "Sunday is busy: standup at 14:15",  # a clause, not a label
         "Free slots on Sunday: 17:15",  # a phrase with a preposition
-        "Household: a cat, Tofu (a tabby).",  # more than one value on the line
+        "Household: two adults, a dog (Rex).",  # more than one value on the line
         "Plan: send Maya the revised version on Friday morning after the review",  # too long
         "Reply: I'll check with the team.",  # first person
         "Very long label with words: Porto",  # four words
@@ -93,6 +93,11 @@ def test_a_negation_reaches_only_to_the_end_of_its_clause() -> None:
 )
 def test_label_lines_that_are_no_attribute_state_nothing(line: str) -> None:
     assert texts(line, "notetaker") == []
+
+
+def test_a_household_line_is_read_by_its_own_idiom_not_as_a_label() -> None:
+    # The label guard refuses the line (two values); the household idiom reads the pet in it.
+    assert texts("Household: a cat, Tofu (a tabby).", "notetaker") == ["Maya has a tabby called Tofu."]
 
 
 def test_undeclared_label_lines_are_read_only_in_an_agents_voice() -> None:

@@ -56,7 +56,10 @@ def find(ctx: Context, sentence: str, states: Callable[[str, int], bool]) -> Ite
                         description=f"The subject's {noun}.")  # fmt: skip
 
 
-TOLD = re.compile(rf"{CHANGE.pattern}|{CORRECTION.pattern}|\b(?:not|no|never)\b|n't\b", re.I)
+TOLD = re.compile(
+    rf"{CHANGE.pattern}|{CORRECTION.pattern}|\b(?:not|no|never)\b|n't\b|\binstead\b|\bresigned\b|\bnotice\s+at\b",
+    re.I,
+)
 MAX_TEXT_CHARS = 300
 
 
@@ -71,4 +74,8 @@ def told(sentence: str, found: Iterable[Found], before: str = "") -> Iterator[Fo
         sentence = f"{before} {sentence}"
     marked = bool(TOLD.search(sentence)) and len(sentence) <= MAX_TEXT_CHARS
     for f in found:
-        yield replace(f, text=sentence, replaces=replaced.old_value(sentence, f.value)) if marked else f
+        yield (
+            replace(f, text=sentence, replaces=f.replaces or replaced.old_value(sentence, f.value))
+            if marked
+            else f
+        )

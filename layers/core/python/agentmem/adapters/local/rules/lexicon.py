@@ -91,7 +91,7 @@ KEY_MODIFIERS = words("new current present latest actual")
 
 DIETS = words(
     "vegan vegetarian pescatarian pescetarian flexitarian keto paleo halal kosher gluten-free "
-    "dairy-free lactose-free plant-based low-carb"
+    "dairy-free lactose-free plant-based low-carb low-fodmap low-sodium low-salt low-fat sugar-free nut-free"
 )
 """Diets a person keeps ("I'm vegan", "I eat halal"): read as `diet` only after the subject."""
 PARTNERS = words("partner spouse wife husband boyfriend girlfriend fiance fiancee fiancé fiancée")

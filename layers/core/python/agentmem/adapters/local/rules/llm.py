@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from pydantic import ValidationError
 
-from agentmem.adapters.local.rules import changes, entity_facts, keys, possessive, shapes, verdict
+from agentmem.adapters.local.rules import changes, entity_facts, idioms, keys, possessive, shapes, verdict
 from agentmem.adapters.local.rules.found import Context, Found
 from agentmem.adapters.local.rules.sentences import is_question, mask_quotes, split, states
 from agentmem.adapters.local.rules.verdict_lexicon import stem
@@ -63,7 +63,9 @@ class RulesLLM:
                 if not is_question(sentence):
                     # An entity fact keeps the sentence it is rewritten to ("The CEO of Acme is
                     # now V."): its verdict reads the change marker there, not in the prose.
-                    told = changes.told(sentence, _statements(ctx, sentence), before)
+                    told = changes.told(
+                        sentence, idioms.supersede(list(_statements(ctx, sentence, before))), before
+                    )
                     about_entities = _declared(ctx, entity_facts.find(ctx, sentence, states))
                     stated = sorted((*told, *about_entities), key=lambda f: f.start)
                     found, before = found + stated, "" if stated else sentence
@@ -84,7 +86,7 @@ class RulesLLM:
         return keys.decide(proposal, candidates)
 
 
-def _statements(ctx: Context, sentence: str) -> Iterator[Found]:
+def _statements(ctx: Context, sentence: str, before: str) -> Iterator[Found]:
     for start, fact_type, raw in possessive.lines(ctx, sentence):
         value = _clean(raw)
         if value:
@@ -93,6 +95,7 @@ def _statements(ctx: Context, sentence: str) -> Iterator[Found]:
             yield Found(start, fact_type.key, value, text, fact_type.cardinality)
     yield from possessive.find(ctx, sentence, states)
     yield from _declared(ctx, shapes.find(ctx, sentence, states))
+    yield from _declared(ctx, idioms.find(ctx, sentence, states, before))
 
 
 def _declared(ctx: Context, found: Iterable[Found]) -> Iterator[Found]:

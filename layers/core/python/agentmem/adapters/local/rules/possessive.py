@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from agentmem.adapters.local.rules import labels, values
+from agentmem.adapters.local.rules import labels, plans, values
 from agentmem.adapters.local.rules.found import Context, Found, key_of
 from agentmem.adapters.local.rules.lexicon import (
     DISCOURSE_NOUNS,
@@ -36,6 +36,9 @@ COPULA = (
     rf"(?:rose|fell|increased|decreased|grew){FROM}?\s+to|"
     rf"(?:(?:was|has\s+been|got)\s+)?{RAISED}{FROM}?\s+to)\s+"
 )
+# A period after the attribute qualifies it, and is no part of the key: "our travel budget for the
+# year is $2,500" (unlike "my goal for today", whose preposition the attribute itself holds).
+PERIOD = r"(?:\s+for\s+(?:the|this|next)\s+(?:year|month|week|summer|winter|trip|holidays?))?"
 VERBS = words(
     "is are was were has have had do does did said says think thinks told know feel guess will would"
 )
@@ -52,7 +55,7 @@ def _patterns(third: str, first_person: bool) -> tuple[re.Pattern[str], re.Patte
     # In the subject's own voice "her" is someone else; in an agent's it may be the subject.
     # "our" in the user's own words is the user's household ("our travel budget is ...").
     owners = [r"\bmy", r"\bour", rf"{third}'s?"] if first_person else [rf"{third}'s?", r"\b(?:her|his|their)"]
-    possessive = re.compile(rf"(?P<subj>{'|'.join(owners)})\s+{ATTRIBUTE}(?:{COPULA})", re.I)
+    possessive = re.compile(rf"(?P<subj>{'|'.join(owners)})\s+{ATTRIBUTE}{PERIOD}(?:{COPULA})", re.I)
     of = re.compile(rf"(?P<subj>\bthe)\s+{ATTRIBUTE}\s+of\s+(?:{third})\s+(?P<verb>is|are)\s+", re.I)
     return possessive, of
 
@@ -72,8 +75,8 @@ def _attribute(ctx: Context, m: re.Match[str], rest: str, *, pronoun: bool) -> I
     words = [w for w in attr.casefold().split() if w not in KEY_MODIFIERS]
     if not words or "'" in attr or any(w in VERBS or w in PRONOUNS or w in OWN_PREPOSITIONS for w in words):
         return  # "my sister's name": someone else's; "my mom said the city", "my goal for today": none
-    if words[-1] in DISCOURSE_NOUNS:
-        return
+    if words[-1] in DISCOURSE_NOUNS or (len(words) > 1 and plans.is_plan_label(" ".join(words))):
+        return  # "my big plan is ...": plans.py reads it, under `plan`
     value = values.trim(values.clause(rest))
     if any(w in RELATION_NOUNS for w in words) and not _names_relation(words, m, value):
         return
@@ -122,6 +125,8 @@ def lines(ctx: Context, text: str) -> Iterator[tuple[int, FactType, str]]:
         fact_type = ctx.declared_type(m.group("name"))
         if fact_type is not None:
             yield m.start("name"), fact_type, value
+        elif plans.is_plan_label(m.group("name")):
+            continue  # "Upcoming plan: a sabbatical in Chile": plans.py reads it, up to 12 words
         elif not ctx.first_person and labels.fits(value) and (key := labels.key(m.group("name"))):
             yield m.start("name"), FactType(key=key), values.trim(values.clause(value))
 

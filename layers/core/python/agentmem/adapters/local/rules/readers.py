@@ -79,6 +79,8 @@ def identity(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
     noun = values.noun_phrase(rest, stop_at_prepositions=True)
     if not noun or noun.split()[0].casefold() in PRONOUNS:
         return
+    if {"resident", "local", "inhabitant"} & set(noun.casefold().split()):
+        return  # "a Gdańsk resident", "a long-time resident of Leeds": a city (household.py)
     parent = PARENT_OF.fullmatch(noun)
     if parent and not m.get("neg"):  # "I'm a parent of two children": a count, like "I have 2 children"
         if parent.group("noun"):
@@ -104,9 +106,10 @@ def age(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
 
 def diet(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
     kind = (m.get("diet") or "").casefold()
-    after = values.tail_words(rest)
+    # "I eat keto these days and feel better": a second verb without its subject ends the clause
+    after = values.tail_words(re.split(r"\s+(?:and|but)\s+", rest, maxsplit=1)[0])
     # "I'm vegan", "I eat vegan at home"; but "vegan cheese", "vegetarian restaurants" name no diet
-    if kind and (not after or after[0].casefold() in PREPOSITIONS | {"food", "mostly", "diet"}):
+    if kind and (not after or after[0].casefold() in PREPOSITIONS | {"food", "mostly", "diet", "eating"}):
         yield Found(
             start, "diet", kind, f"{ctx.name} eats {kind}.", description="The diet the subject follows."
         )

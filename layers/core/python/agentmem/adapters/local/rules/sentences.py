@@ -35,7 +35,9 @@ SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 CLAUSE_BOUNDARY = re.compile(r"[,;:(]|\s[-\u2013\u2014]\s|\s(?:and|but|so|or)\s", re.I)
 PHRASES = re.compile(
-    r"\b(?:by the way|just so you know|heads up|for the record|as of now|you know|before i forget)\b", re.I
+    r"\b(?:by the way|just so you know|heads up|for the record|as of now|you know|before i forget|"
+    r"these days|nowadays|lately)\b",
+    re.I,
 )
 
 

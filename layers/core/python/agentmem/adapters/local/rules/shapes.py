@@ -54,6 +54,7 @@ DIET = rf"(?P<diet>{'|'.join(sorted(DIETS, key=len, reverse=True))})(?![\w-])"
 ANY_DIET = DIET.replace("?P<diet>", "")
 BEING = r"(?:being\s+)?(?:an?\s+)?"
 DIET_FROM = rf"\s+(?:switched|changed|moved|went|gone)\s+(?:over\s+)?from\s+{BEING}{ANY_DIET}\s+to\s+{BEING}"
+TRYING = r"(?:trying|going|doing)\s+(?:out\s+)?"  # "I'm trying keto for good", "going vegan"
 DIET_OF = r"\s+an?\s+{DIET}\s+diet\b".replace("{DIET}", DIET)
 # Each shape: its verb forms after "I", its verb forms after "Priya", and its reader. A form is
 # one pattern (group names may repeat across forms, not within one).
@@ -99,9 +100,9 @@ SHAPES = (
     ),
     Shape(
         (rf"{BE1}{ADV}\s+{DIET}", rf"{ADV}\s+eat\s+{DIET}", rf"{ADV}\s+(?:follow|keep|eat){DIET_OF}",
-         rf"{BE1}{ADV}\s+on{DIET_OF}", PERFECT1 + ADV + DIET_FROM + DIET),
+         rf"{BE1}{ADV}\s+on{DIET_OF}", PERFECT1 + ADV + DIET_FROM + DIET, rf"{BE1}{ADV}\s+{TRYING}{DIET}"),
         (rf"{BE3}{ADV}\s+{DIET}", rf"{ADV}\s+eats\s+{DIET}", rf"{ADV}\s+(?:follows|keeps|eats){DIET_OF}",
-         rf"{BE3}{ADV}\s+on{DIET_OF}", PERFECT3 + ADV + DIET_FROM + DIET),
+         rf"{BE3}{ADV}\s+on{DIET_OF}", PERFECT3 + ADV + DIET_FROM + DIET, rf"{BE3}{ADV}\s+{TRYING}{DIET}"),
         readers.diet,
     ),
     Shape(
