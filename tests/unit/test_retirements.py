@@ -52,6 +52,7 @@ def phrases(text: str) -> list[str]:
         ("I never lived in Porto, it was Braga.", "porto"),
         ("Not Lisbon, Porto.", "lisbon"),
         ("No, it's not bonsai — that's my sister. Mine is swimming.", "bonsai"),
+        ("That's a mix-up — Glasswing Software is my partner's company.", "glasswing software"),
     ],
 )  # fmt: skip
 def test_a_cue_that_ends_something_names_what_it_ended(text: str, phrase: str) -> None:
@@ -71,6 +72,7 @@ def test_a_cue_that_ends_something_names_what_it_ended(text: str, phrase: str) -
         "I quit it.",
         "It's not great, but it works.",
         "It's not about the money; it's the commute.",
+        "The car is my partner's.",
     ],
 )
 def test_no_cue_or_no_distinctive_phrase_retires_nothing(text: str) -> None:
@@ -108,7 +110,7 @@ def test_only_an_earlier_passage_of_another_event_saying_the_phrase_is_labelled(
 
 def belief(value: str, *, last_stated: str, event_id: str = "e1") -> Belief:
     return Belief(
-        subject_id="maya", key="favorite_food", doc_id="favorite_food", text=f"Maya's favourite food is {value}.",
+        subject_id="maya", key="favorite_food", doc_id="favorite_food", text=f"Maya likes {value}.",
         value=value, version=1, current=True, flag=False, verdict=Verdict.SAME,
         provenance=[Provenance(session_id="S1", event_id=event_id, seq=1, value=value)],
         valid_from=EARLY, source_seq=1, source_order=f"{last_stated}|S1|000000000001",

@@ -69,7 +69,13 @@ OVER = re.compile(
 )
 # "No, it's not bonsai — that's my sister": a correction may deny a lowercase thing, before a break.
 NOT_THIS = re.compile(rf"\bit(?:'s|\s+is|\s+was|\s+isn't)\s+not\s+{PHRASE}(?=\s*[\u2014\u2013;,])", re.I)
-PATTERNS = (AFTER_CUE, FROM_TO, BRACKETED, NOT_ANY_MORE, NOT_THAT, NOT_THIS, OLD_ONE, OVER)
+# "Glasswing Software is my partner's company": a mix-up, the name is someone else's.
+KIN = (
+    r"partner|wife|husband|sister|brother|friend|colleague|mother|father|mum|mom|dad|son|daughter|"
+    r"cousin|neighbou?r|boss|flatmate|roommate"
+)
+SOMEONE_ELSES = re.compile(rf"\b{NAME_OR_FIGURE}\s+(?:is|was)\s+(?:my|our)\s+(?:{KIN})'s\b")
+PATTERNS = (AFTER_CUE, FROM_TO, BRACKETED, NOT_ANY_MORE, NOT_THAT, NOT_THIS, OLD_ONE, OVER, SOMEONE_ELSES)
 
 LEADING = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|some|any|at|in|for|on)\s+)+", re.I)
 NAMES = re.compile(r"(?<![\w'])(?:[A-Z][\w'&-]+(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&-]+)*)")
