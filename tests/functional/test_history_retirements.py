@@ -17,8 +17,9 @@ from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
 from tests.daily_clock import daily_writer
 
-FOREVER = "If I could eat one cuisine forever it would be Oaxacan."
-OVER = "Honestly I'm over Oaxacan now; Lebanese is my favourite."
+# None of these three is read by the rules: only the last says what changed.
+FOREVER = "We had Oaxacan food three nights in a row last week."
+OVER = "Honestly I'm over Oaxacan now."
 WEEKENDS = "On weekends I go fly fishing with my uncle."
 GAVE_UP = "I gave up fly fishing last spring; my knees complained."
 AFTER = "My uncle still goes fly fishing every Sunday."
@@ -61,23 +62,26 @@ def line_with(markdown: str, text: str) -> str:
 
 
 def test_nothing_extracted_the_change_of_cuisine(services: Services) -> None:
-    assert not any("Lebanese" in b.value for b in services.semantic.current("ottilie"))
+    (food,) = [b for b in services.semantic.current("ottilie") if b.key == "favorite_food"]
+    assert (food.value, food.version, [p.session_id for p in food.provenance]) == ("Oaxacan", 1, ["S1"])
 
 
 def test_an_earlier_passage_quotes_the_later_sentence(services: Services) -> None:
     markdown = read(services, "Which cuisine does Ottilie like best?")["markdown"]
     assert f"⚠ later in S3: “{OVER[:-1]}”. {FOREVER}" in line_with(markdown, FOREVER)
     assert "⚠" not in line_with(markdown, OVER)  # the sentence that says it is not labelled by itself
+    assert "My favourite food is Oaxacan" not in markdown  # it stands as the belief, labelled there
 
 
 def test_a_belief_still_holding_the_old_value_quotes_it_too(services: Services) -> None:
-    (food,) = [b for b in services.semantic.current("ottilie") if b.key == "favorite_food"]
-    assert food.value == "Oaxacan"  # the rules never read the change, so no version replaced it
     markdown = read(services, "Which cuisine does Ottilie like best?")["markdown"]
     assert f"⚠ later in S3: “{OVER[:-1]}”." in line_with(markdown, "**favorite_food**")
 
 
 def test_what_was_said_after_the_retirement_is_not_labelled(services: Services) -> None:
     markdown = read(services, "Does Ottilie still go fly fishing on weekends?")["markdown"]
-    assert "⚠ later in S4" in line_with(markdown, WEEKENDS)
+    # "On weekends I go fly fishing" stands as the hobby belief, which the later words label.
+    hobby = line_with(markdown, "**hobby**")
+    # once, in the event's own words, though the activity belief's sentence says it too
+    assert hobby.count("⚠ later in S4") == 1 and f"“{GAVE_UP[:-1]}”" in hobby
     assert "⚠" not in line_with(markdown, AFTER)

@@ -18,7 +18,7 @@ from tests.daily_clock import daily_writer
 
 WINTERS = "The winters in Porto are mild, so I never pack the heavy coat."
 BROTHER = "My brother still rents a flat in Porto near the river."
-TEAM = "I'm on the data team at Harrowgate Foods, mostly dashboards."
+TEAM = "The Harrowgate Foods canteen does a decent curry on Fridays."  # read by no rule
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,6 @@ def test_an_old_value_only_the_change_named_is_labelled_too(services: Services) 
     (employer,) = [b for b in services.semantic.current("maya") if b.key == "employer"]
     assert (employer.value, employer.version) == ("Palisade Media", 1)
     assert [p.replaces for p in employer.provenance] == ["Harrowgate Foods"]
-    result = read(services, "Which company does Maya work for, and on which team?")
+    result = read(services, "Which company does Maya work for, and how is its canteen?")
     (line,) = [line for line in result["markdown"].splitlines() if TEAM in line]
     assert "⚠ superseded: employer is Palisade Media since S3." in line

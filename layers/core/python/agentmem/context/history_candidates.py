@@ -224,7 +224,7 @@ def history_candidates(
     fused = fused + [(floor, p) for p in said_after if p.passage_id not in ranked_ids]
     current = CurrentBeliefs(beliefs, subject_id)
     replaced = replaced_values(shown)
-    retired = retirements(passage for _, passage in fused) + in_beliefs(shown)
+    retired = retirements([*(passage for _, passage in fused), *in_beliefs(shown)])
     shown_ids = {b.doc_id for b in shown if b.current}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
@@ -237,12 +237,13 @@ def history_candidates(
         labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
         # An old value said in words the extractor did not read is labelled all the same.
         labels = list(dict.fromkeys([*labels, *map(superseded_label, mentioned(passage, replaced))]))
-        # So is a phrase a later passage says is over, whether or not anything extracted it.
-        labels += [r.label for r in later_for_passage(passage, retired)[:MAX_LATER_LABELS]]
         if not labels and says_no_more(passage, covering):
+            # The covering belief carries any later statement's label itself.
             ids = ", ".join(b.doc_id for b in covering)
             dropped.append(Dropped(item_id(passage), "history", f"stands as belief {ids}"))
             continue
+        # So is a phrase a later passage says is over, whether or not anything extracted it.
+        labels += [r.label for r in later_for_passage(passage, retired)[:MAX_LATER_LABELS]]
         twin = seen.add(n, shingle_set(words(passage.text)))
         if twin is not None:
             dropped.append(

@@ -179,11 +179,12 @@ def retirements(passages: Iterable[Passage]) -> list[Retirement]:
     return out
 
 
-def in_beliefs(beliefs: Iterable[Belief]) -> list[Retirement]:
-    """What the current beliefs' sentences say is over: a change read by extraction keeps its own
-    sentence as its text ("I gave up pottery; these days it's bonsai"), and its passage is then
-    often left out of history as standing for the belief."""
-    stated = [
+def in_beliefs(beliefs: Iterable[Belief]) -> list[Passage]:
+    """The current beliefs' sentences as passages of their last statement, for `retirements`: a
+    change read by extraction keeps its own sentence as its text ("I gave up pottery; these days
+    it's bonsai"), and its passage is then often left out of history as standing for the belief.
+    Put them after the read's passages, so the event's own words are the ones quoted."""
+    return [
         Passage(
             subject_id=b.subject_id,
             session_id=b.provenance[-1].session_id,
@@ -198,7 +199,17 @@ def in_beliefs(beliefs: Iterable[Belief]) -> list[Retirement]:
         for b in beliefs
         if b.current and b.provenance
     ]
-    return retirements(stated)
+
+
+def _one_per_event(found: Iterable[Retirement]) -> list[Retirement]:
+    """The first retirement of each event: one quote of a sentence says all it ended."""
+    seen: set[str] = set()
+    out: list[Retirement] = []
+    for r in found:
+        if r.event_id not in seen:
+            seen.add(r.event_id)
+            out.append(r)
+    return out
 
 
 def later_for_passage(passage: Passage, retired: Sequence[Retirement]) -> list[Retirement]:
@@ -206,11 +217,11 @@ def later_for_passage(passage: Passage, retired: Sequence[Retirement]) -> list[R
     if not retired:
         return []
     text = normalise_value(passage.text)
-    return [
+    return _one_per_event(
         r
         for r in retired
         if r.stated_at > passage.stated_at and r.event_id != passage.event_id and r.says(text)
-    ]
+    )
 
 
 def later_for_belief(belief: Belief, retired: Sequence[Retirement]) -> list[Retirement]:
