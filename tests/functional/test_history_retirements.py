@@ -5,6 +5,7 @@ the current state unlabelled)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,3 +86,25 @@ def test_what_was_said_after_the_retirement_is_not_labelled(services: Services) 
     # once, in the event's own words, though the activity belief's sentence says it too
     assert hobby.count("⚠ later in S4") == 1 and f"“{GAVE_UP[:-1]}”" in hobby
     assert "⚠" not in line_with(markdown, AFTER)
+
+
+def test_what_the_readers_own_session_says_is_over_labels_history_and_beliefs(tmp_path: Path) -> None:
+    services = bootstrap(Settings(data_dir=tmp_path / "data"))
+    episodic = daily_writer(services)
+    for session, text in [("S1", FOREVER), ("S1", "My favourite food is Oaxacan."), ("LIVE", OVER)]:
+        request = AppendEventRequest(subject_id="ines", round=0, agent="user", kind="message", content=text)
+        episodic.append(session, request)
+    log = services.event_log
+    assert isinstance(log, SqliteEventLog)
+    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    request = ContextRequest(
+        subject_id="ines",
+        session_id="LIVE",
+        agent="reader",
+        query="Which food does Ines like?",
+        budget_tokens=1000,
+    )
+    markdown = services.context.build(request).markdown
+    label = f"⚠ later in LIVE: “{OVER[:-1]}”."
+    assert label in line_with(markdown, FOREVER)
+    assert label in line_with(markdown, "**favorite_food**")

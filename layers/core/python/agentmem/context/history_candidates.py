@@ -215,16 +215,18 @@ def history_candidates(
     shown: Sequence[Belief],
     subject_id: str,
     said_after: Sequence[Passage] = (),
+    in_session: Sequence[Retirement] = (),
 ) -> HistoryCandidates:
     """`said_after`: passages that say a shown belief's value after it was last stated
-    (`HistorySearch.said_after`); they rank after the rest, and their retirements count."""
+    (`HistorySearch.said_after`); they rank after the rest, and their retirements count.
+    `in_session`: what the reader's own session says is over, which labels history too."""
     fused, note = hits.ranked, hits.note
     ranked_ids = {p.passage_id for _, p in fused}
     floor = fused[-1][0] * BELOW if fused else 1.0
     fused = fused + [(floor, p) for p in said_after if p.passage_id not in ranked_ids]
     current = CurrentBeliefs(beliefs, subject_id)
     replaced = replaced_values(shown)
-    retired = retirements([*(passage for _, passage in fused), *in_beliefs(shown)])
+    retired = [*in_session, *retirements([*(passage for _, passage in fused), *in_beliefs(shown)])]
     shown_ids = {b.doc_id for b in shown if b.current}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []

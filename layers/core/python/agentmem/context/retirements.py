@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from agentmem.context.superseded import distinctive
 from agentmem.model.beliefs import Belief, normalise_value
+from agentmem.model.events import Event
 from agentmem.model.passages import Passage
 
 WORD_OR_FIGURE = r"(?:[$€£]?\d[\d,.]*\d|[$€£]?\d|[\w'&-]+)"
@@ -177,6 +178,22 @@ def retirements(passages: Iterable[Passage]) -> list[Retirement]:
                     )
                 )
     return out
+
+
+def event_passage(event: Event, text: str) -> Passage:
+    """A whole event of the reader's session as one passage, for `retirements`."""
+    return Passage(
+        subject_id=event.subject_id,
+        session_id=event.session_id,
+        seq=event.seq,
+        span=(0, len(text)),
+        event_id=event.event_id,
+        agent=event.agent,
+        kind=event.kind,
+        stated_at=event.created_at,
+        stored=event.stored,
+        text=text,
+    )
 
 
 def in_beliefs(beliefs: Iterable[Belief]) -> list[Passage]:

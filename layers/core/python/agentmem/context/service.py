@@ -107,11 +107,13 @@ class ContextService:
         beliefs: list[Belief],
         notes: list[str],
         candidates: list[Candidate],
+        session: Future[tuple[SessionWindow, SessionRanking]] | None,
     ) -> tuple[list[Candidate], list[Dropped]]:
         """The candidates so far with the history's after them, and what the history left out."""
         said_after = history.said_after(beliefs)
         hits = history.result()
-        found = history_candidates(hits, index, beliefs, request.subject_id, said_after.result())
+        in_session = [r for t in session.result()[0].events for r in t.retired] if session is not None else []
+        found = history_candidates(hits, index, beliefs, request.subject_id, said_after.result(), in_session)
         notes.append(f"history: {len(found.candidates)} passage(s) of earlier sessions ranked; {found.note}")
         pending = hits.pending_vectors
         if pending:
@@ -152,7 +154,7 @@ class ContextService:
             if not found and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            candidates, dropped = self._history(history, request, index, beliefs, notes, candidates)
+            candidates, dropped = self._history(history, request, index, beliefs, notes, candidates, session)
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:

@@ -19,6 +19,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentmem.context.retirements import Retirement, event_passage, retirements
 from agentmem.context.text import event_text, shingle_set, words
 from agentmem.model.events import Event
 from agentmem.ports.log import EventLog
@@ -36,11 +37,15 @@ class EventTerms:
     words: tuple[str, ...]
     counts: Counter[str]
     shingles: frozenset[tuple[str, ...]]
+    # What the event says is over ("I'm over Oaxacan now"): it labels older history and beliefs.
+    retired: tuple[Retirement, ...] = ()
 
     @classmethod
     def of(cls, event: Event) -> EventTerms:
-        found = words(event_text(event))
-        return cls(event, tuple(found), Counter(found), frozenset(shingle_set(found)))
+        text = event_text(event)
+        found = words(text)
+        retired = tuple(retirements([event_passage(event, text)]))
+        return cls(event, tuple(found), Counter(found), frozenset(shingle_set(found)), retired)
 
     @property
     def length(self) -> int:
