@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem.context.retirements import later_for_belief, later_for_passage, retirements
+from agentmem.context.retirements import Retired, later_for_belief, later_for_passage, retirements
 from agentmem.model.beliefs import Belief, Provenance, Verdict
 from agentmem.model.passages import Passage
 
@@ -80,14 +80,16 @@ def test_no_cue_or_no_distinctive_phrase_retires_nothing(text: str) -> None:
 
 
 def test_an_earlier_passage_saying_the_phrase_gets_the_later_sentence() -> None:
-    retired = retirements([passage("Honestly I'm over Oaxacan now; Lebanese is my favourite. More tea?")])
+    retired = Retired(
+        retirements([passage("Honestly I'm over Oaxacan now; Lebanese is my favourite. More tea?")])
+    )
     earlier = passage("If I could eat one cuisine forever it would be Oaxacan.", at=EARLY, event_id="e1")
     (found,) = later_for_passage(earlier, retired)
     assert found.label == "later in S3: “Honestly I'm over Oaxacan now; Lebanese is my favourite”"
 
 
 def test_a_name_inside_a_longer_phrase_is_found_in_other_words() -> None:
-    retired = retirements([passage("We no longer live in Porto.")])
+    retired = Retired(retirements([passage("We no longer live in Porto.")]))
     earlier = passage("The winters in Porto are mild.", at=EARLY, event_id="e1")
     assert [r.phrase for r in later_for_passage(earlier, retired)] == ["porto"]
 
@@ -104,7 +106,7 @@ def test_a_name_inside_a_longer_phrase_is_found_in_other_words() -> None:
 def test_only_an_earlier_passage_of_another_event_saying_the_phrase_is_labelled(
     text: str, at: str, event_id: str
 ) -> None:
-    retired = retirements([passage("We no longer live in Porto.")])
+    retired = Retired(retirements([passage("We no longer live in Porto.")]))
     assert later_for_passage(passage(text, at=at, event_id=event_id), retired) == []
 
 
@@ -118,12 +120,12 @@ def belief(value: str, *, last_stated: str, event_id: str = "e1") -> Belief:
 
 
 def test_a_belief_last_stated_before_a_retirement_of_its_value_gets_it() -> None:
-    retired = retirements([passage("Honestly I'm over Oaxacan now; Lebanese is my favourite.")])
+    retired = Retired(retirements([passage("Honestly I'm over Oaxacan now; Lebanese is my favourite.")]))
     assert [r.phrase for r in later_for_belief(belief("Oaxacan", last_stated=EARLY), retired)] == ["oaxacan"]
 
 
 def test_a_belief_restated_after_the_retirement_or_citing_it_does_not() -> None:
-    retired = retirements([passage("Honestly I'm over Oaxacan now; Lebanese is my favourite.")])
+    retired = Retired(retirements([passage("Honestly I'm over Oaxacan now; Lebanese is my favourite.")]))
     assert later_for_belief(belief("Oaxacan", last_stated="2026-05-01T00:00:00.000Z"), retired) == []
     assert later_for_belief(belief("Oaxacan", last_stated=EARLY, event_id="e-late"), retired) == []
     assert later_for_belief(belief("Lebanese", last_stated=EARLY), retired) == []

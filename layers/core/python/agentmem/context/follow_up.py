@@ -20,7 +20,7 @@ from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit
 
 FOLLOW_FROM = 12  # best fused passages whose names are followed
-MAX_NAMES = 8
+MAX_NAMES = 5  # each is one more FTS count query
 FOLLOW_K = 12
 # A long value (a sentence kept as a value) is no search term of its own.
 MAX_VALUE_WORDS = 4

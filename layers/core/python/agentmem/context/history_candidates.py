@@ -13,8 +13,23 @@ from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
-from agentmem.context.follow_up import BELOW, FOLLOW_FROM, FOLLOW_K, follow_beliefs, follow_up, ranked_after
-from agentmem.context.retirements import Retirement, in_beliefs, later_for_passage, retirements
+from agentmem.context.follow_up import (
+    BELOW,
+    FOLLOW_FROM,
+    FOLLOW_K,
+    FollowUp,
+    follow_beliefs,
+    follow_up,
+    ranked_after,
+)
+from agentmem.context.retirements import (
+    Retired,
+    Retirement,
+    in_beliefs,
+    later_for_passage,
+    retirements,
+    said_over,
+)
 from agentmem.context.superseded import mentioned, replaced_values
 from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
 from agentmem.model.beliefs import Belief, normalise_value
@@ -57,8 +72,10 @@ def search_k(budget: int) -> int:
 class HistorySearch:
     """Both rankers over the subject's passages outside the reader's session (that one is the
     episodic source's), each on a worker thread while the beliefs are searched: the keyword
-    search starts at once, the vector search when the query's embedding is in. Then one more
-    keyword search for what came later of the names the best hits say (follow_up.py)."""
+    search starts at once, and searches once more for what came later of the names its best hits
+    say (follow_up.py) while the query is embedded; the vector search starts when the embedding
+    is in, and its worker fuses the two and reads what the passages say is over, while the
+    beliefs are searched on the caller's thread."""
 
     def __init__(
         self, pool: Executor, index: PassageIndex, subject_id: str, session_id: str, query: str, budget: int
@@ -66,32 +83,39 @@ class HistorySearch:
         self._pool, self._index, self._query = pool, index, query
         self._subject, self._session, self._k = subject_id, session_id, search_k(budget)
         self._keyword = pool.submit(self._keywords, query)
-        self._vector: Future[list[PassageHit]] | None = None
-        self._hits: HistoryHits | None = None
+        self._hits: Future[HistoryHits] | None = None
 
-    def _keywords(self, query: str) -> tuple[list[PassageHit], int]:
+    def _keywords(self, query: str) -> tuple[list[PassageHit], int, FollowUp | None, list[PassageHit]]:
+        """The keyword hits, then the follow-up of the names the best of them say: both need no
+        embedding, so they run while the query is embedded."""
         hits = self._index.keyword_search(self._subject, query, self._k, exclude_session=self._session)
-        return hits, self._index.pending_count(self._subject)
+        pending = self._index.pending_count(self._subject)
+        chased = follow_up([h.passage for h in hits[:FOLLOW_FROM]], query, self._subject)
+        if chased is None:
+            return hits, pending, None, []
+        later = self._index.keyword_search(
+            self._subject, chased.query, FOLLOW_K, exclude_session=self._session
+        )
+        return hits, pending, chased, later
 
     def search_vectors(self, vector: Sequence[float]) -> None:
-        self._vector = self._pool.submit(
-            self._index.vector_search, self._subject, vector, self._k, exclude_session=self._session
-        )
+        self._hits = self._pool.submit(self._search, vector)
+
+    def _search(self, vector: Sequence[float]) -> HistoryHits:
+        found = self._index.vector_search(self._subject, vector, self._k, exclude_session=self._session)
+        # Waiting here cannot starve the pool: the keyword search was submitted first, and a
+        # pool hands out work in order, so it runs already or has run.
+        keyword, pending, chased, later = self._keyword.result()
+        ranked, note = fuse(found, keyword, self._query)
+        ranked = ranked_after(ranked, later, chased)
+        for _, passage in ranked:
+            said_over(passage.text)  # cached: the candidates' check then finds it read
+        return HistoryHits(ranked, note, pending)
 
     def result(self) -> HistoryHits:
         if self._hits is None:
-            if self._vector is None:
-                raise RuntimeError("search_vectors was not called")
-            keyword, pending = self._keyword.result()
-            ranked, note = fuse(self._vector.result(), keyword, self._query)
-            chased = follow_up([p for _, p in ranked[:FOLLOW_FROM]], self._query, self._subject)
-            if chased is not None:
-                later = self._index.keyword_search(
-                    self._subject, chased.query, FOLLOW_K, exclude_session=self._session
-                )
-                ranked = ranked_after(ranked, later, chased)
-            self._hits = HistoryHits(ranked, note, pending)
-        return self._hits
+            raise RuntimeError("search_vectors was not called")
+        return self._hits.result()
 
     def said_after(self, beliefs: Sequence[Belief]) -> Future[list[Passage]]:
         """Passages said after one of the best beliefs was last stated that say its value, searched
@@ -206,7 +230,7 @@ class HistoryCandidates:
     candidates: list[Candidate]  # best first
     dropped: list[Dropped]
     note: str  # how the rankers were fused
-    retired: list[Retirement]  # what the passages found say is over, for the beliefs' labels
+    retired: Retired  # what the passages found say is over, for the beliefs' labels
 
 
 def history_candidates(
@@ -226,7 +250,7 @@ def history_candidates(
     fused = fused + [(floor, p) for p in said_after if p.passage_id not in ranked_ids]
     current = CurrentBeliefs(beliefs, subject_id)
     replaced = replaced_values(shown)
-    retired = [*in_session, *retirements([*(passage for _, passage in fused), *in_beliefs(shown)])]
+    retired = Retired([*in_session, *retirements([*(passage for _, passage in fused), *in_beliefs(shown)])])
     shown_ids = {b.doc_id for b in shown if b.current}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []

@@ -18,8 +18,10 @@ passage may say it in other words ("The winters in Porto are mild")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentmem.context.superseded import distinctive
 from agentmem.model.beliefs import Belief, normalise_value
@@ -95,23 +97,43 @@ ABOUT_THE_TALK = frozenset({
     "right", "wrong", "correct", "always", "just", "only", "yet",
 })  # fmt: skip
 MAX_SENTENCE_CHARS = 160
+WORDS = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"[^.!?]*(?:[.!?]+|$)")
 
 
 @dataclass(frozen=True)
-class Retirement:
-    """A phrase a passage says is over, with what to look for and the sentence that says it."""
+class Said:
+    """A phrase one text says is over: the forms to look for, and the sentence saying it."""
 
-    phrase: str
+    forms: tuple[str, ...]  # normalised; the whole phrase first
     patterns: tuple[re.Pattern[str], ...]
+    anchors: tuple[frozenset[str], ...]  # each form's words: a cheap test before the pattern
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """A phrase a passage says is over, who said it and when."""
+
+    said: Said
     event_id: str
     session_id: str
     stated_at: str
-    sentence: str
 
-    def says(self, text: str) -> bool:
-        """Whether a normalised text says the retired phrase (or the name or figure in it)."""
-        return any(p.search(text) for p in self.patterns)
+    @property
+    def phrase(self) -> str:
+        return self.said.forms[0]
+
+    @property
+    def sentence(self) -> str:
+        return self.said.sentence
+
+    def says(self, text: str, text_words: frozenset[str]) -> bool:
+        """Whether a normalised text (and its words) says the retired phrase or a name in it."""
+        return any(
+            anchor <= text_words and pattern.search(text)
+            for anchor, pattern in zip(self.said.anchors, self.said.patterns, strict=True)
+        )
 
     @property
     def label(self) -> str:
@@ -121,6 +143,10 @@ class Retirement:
 
 def _whole(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])")
+
+
+def normalised_words(text: str) -> frozenset[str]:
+    return frozenset(WORDS.findall(text))
 
 
 # A phrase opening with these says how or why, not what: "it's not about the money".
@@ -156,27 +182,55 @@ def _sentence(text: str, at: int) -> str:
     return found[: MAX_SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
+# Each pattern runs only on a text holding one of its literals: most passages end nothing, and
+# the lazy phrase of a pattern is costly to try at every position of every passage of a read.
+PREFILTERED = (
+    (AFTER_CUE, ("no longer", "no more", "gave up", "giving up", "given up", "quit", "stopped", "done with",
+                 "over", "dropped", "cancel", "moved", "never", "instead of", "rather than", "used to",
+                 "notice", "resigned", "laid off", "let go")),
+    (FROM_TO, (" from ",)),
+    (BRACKETED, ("(",)),
+    (NOT_ANY_MORE, ("any",)),
+    (NOT_THAT, ("not",)),
+    (NOT_THIS, ("not",)),
+    (OLD_ONE, (" was ", " were ")),
+    (OVER, (" over ",)),
+    (SOMEONE_ELSES, ("'s",)),
+)  # fmt: skip
+
+
+@lru_cache(maxsize=20_000)
+def said_over(text: str) -> tuple[Said, ...]:
+    """What one text says is over, each phrase once; cached, as a read scans the same passages
+    again and again and texts never change."""
+    low = text.casefold()
+    out: list[Said] = []
+    for pattern, literals in PREFILTERED:
+        if not any(literal in low for literal in literals):
+            continue
+        for m in pattern.finditer(text):
+            forms = _looked_for(m.group("old"))
+            if forms and all(forms[0] != said.forms[0] for said in out):
+                out.append(
+                    Said(
+                        forms=tuple(forms),
+                        patterns=tuple(_whole(f) for f in forms),
+                        anchors=tuple(normalised_words(f) for f in forms),
+                        sentence=_sentence(text, m.start("old")),
+                    )
+                )
+    return tuple(out)
+
+
 def retirements(passages: Iterable[Passage]) -> list[Retirement]:
     """Every phrase the passages say is over, in passage order, each once per event."""
     out: list[Retirement] = []
     seen: set[tuple[str, str]] = set()
     for passage in passages:
-        for pattern in PATTERNS:
-            for m in pattern.finditer(passage.text):
-                forms = _looked_for(m.group("old"))
-                if not forms or (passage.event_id, forms[0]) in seen:
-                    continue
-                seen.add((passage.event_id, forms[0]))
-                out.append(
-                    Retirement(
-                        phrase=forms[0],
-                        patterns=tuple(_whole(f) for f in forms),
-                        event_id=passage.event_id,
-                        session_id=passage.session_id,
-                        stated_at=passage.stated_at,
-                        sentence=_sentence(passage.text, m.start("old")),
-                    )
-                )
+        for said in said_over(passage.text):
+            if (passage.event_id, said.forms[0]) not in seen:
+                seen.add((passage.event_id, said.forms[0]))
+                out.append(Retirement(said, passage.event_id, passage.session_id, passage.stated_at))
     return out
 
 
@@ -218,35 +272,48 @@ def in_beliefs(beliefs: Iterable[Belief]) -> list[Passage]:
     ]
 
 
-def _one_per_event(found: Iterable[Retirement]) -> list[Retirement]:
-    """The first retirement of each event: one quote of a sentence says all it ended."""
-    seen: set[str] = set()
-    out: list[Retirement] = []
-    for r in found:
-        if r.event_id not in seen:
-            seen.add(r.event_id)
-            out.append(r)
-    return out
+class Retired:
+    """The retirements of one read, indexed by a word each form needs, so a passage is checked
+    only against those it could say; in order, the first of each event kept."""
+
+    def __init__(self, found: Iterable[Retirement] = ()) -> None:
+        self.found = list(found)
+        self._latest = max((r.stated_at for r in self.found), default="")
+        self._by_word: dict[str, list[int]] = {}
+        for n, r in enumerate(self.found):
+            for word in {min(anchor) for anchor in r.said.anchors if anchor}:
+                self._by_word.setdefault(word, []).append(n)
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+    def said_in(self, text: str, *, after: str, excluded: AbstractSet[str]) -> list[Retirement]:
+        """The retirements said after `after`, by no event in `excluded`, of a phrase `text` says."""
+        if after >= self._latest:
+            return []
+        norm = normalise_value(text)
+        words = normalised_words(norm)
+        tried = sorted({n for word in words for n in self._by_word.get(word, ())})
+        seen: set[str] = set()
+        out: list[Retirement] = []
+        for r in (self.found[n] for n in tried):
+            if r.event_id in seen or r.stated_at <= after or r.event_id in excluded:
+                continue
+            if r.says(norm, words):
+                seen.add(r.event_id)
+                out.append(r)
+        return out
 
 
-def later_for_passage(passage: Passage, retired: Sequence[Retirement]) -> list[Retirement]:
+def later_for_passage(passage: Passage, retired: Retired) -> list[Retirement]:
     """The retirements said after the passage, by another event, of a phrase the passage says."""
-    if not retired:
-        return []
-    text = normalise_value(passage.text)
-    return _one_per_event(
-        r
-        for r in retired
-        if r.stated_at > passage.stated_at and r.event_id != passage.event_id and r.says(text)
-    )
+    return retired.said_in(passage.text, after=passage.stated_at, excluded={passage.event_id})
 
 
-def later_for_belief(belief: Belief, retired: Sequence[Retirement]) -> list[Retirement]:
+def later_for_belief(belief: Belief, retired: Retired) -> list[Retirement]:
     """The retirements of the belief's value said after the belief was last stated, by an event
     that is not one of its statements."""
-    if not retired or not belief.current:
+    if not belief.current:
         return []
-    value = normalise_value(belief.value)
     last_stated = belief.source_order.split("|", 1)[0]
-    cited = {p.event_id for p in belief.provenance}
-    return [r for r in retired if r.stated_at > last_stated and r.event_id not in cited and r.says(value)]
+    return retired.said_in(belief.value, after=last_stated, excluded={p.event_id for p in belief.provenance})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 
-from agentmem.context.retirements import Retirement, later_for_belief
+from agentmem.context.retirements import Retired, Retirement, later_for_belief
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.packing.fusion import reciprocal_rank_fusion
 from agentmem.packing.model import Candidate
@@ -87,10 +87,12 @@ def semantic_candidates(
 
 
 def with_later_labels(
-    candidates: Sequence[Candidate], beliefs: Sequence[Belief], retired: Sequence[Retirement]
+    candidates: Sequence[Candidate], beliefs: Sequence[Belief], retired: Retired
 ) -> list[Candidate]:
     """The candidates again, a belief whose value a later passage says is over rendered with
     that passage's sentence: the extractor may never have read it, so no version replaced it."""
+    if not retired:
+        return list(candidates)
     by_item = {f"belief:{b.doc_id}": b for b in beliefs}
     out: list[Candidate] = []
     for candidate in candidates:

@@ -107,6 +107,11 @@ class _Runtime:
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         """The token ids of each text, truncated to the model's window, unpadded."""
+        if len(texts) == 1:
+            # A read embeds one query: the batch call hands it to the tokenizer's thread pool,
+            # whose wake-up cost milliseconds on a loaded machine (5.6 ms in a profiled read,
+            # against 45 us alone). The ids are the same.
+            return [self.tokenizer.encode(texts[0]).ids]
         return [e.ids for e in self.tokenizer.encode_batch(texts)]
 
     def embed_ids(self, batch: list[list[int]]) -> npt.NDArray[np.float32]:
