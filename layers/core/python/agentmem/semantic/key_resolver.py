@@ -3,10 +3,10 @@ mean the same thing (`home_city` onto `city`).
 
 Declared keys win: a proposal under a declared key keeps it, with the declared cardinality. For
 any other proposal the candidates are the declared keys and the keys the subject already had
-before this event in log order; they are shortlisted by embedding (the key's words, its
-description and its first sentence against the proposal's) and the LLM port decides. Without a
-match the proposal keeps its own key and the cardinality the extractor proposed, unless the
-tenant refuses undeclared keys.
+before this event in log order; they are shortlisted by embedding (the key's words and
+description, alone and with its first sentence, against the proposal's) and the LLM port
+decides. Without a match the proposal keeps its own key and the cardinality the extractor
+proposed, unless the tenant refuses undeclared keys.
 
 Replay: a resolution reads only the log prefix. "Before this event" is the observations' own
 order (`created_at|session|seq`), never the index's arrival order, and a batch sees its own
@@ -177,15 +177,19 @@ class KeyResolver:
         return candidates
 
     def shortlist(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> list[KeyCandidate]:
-        """The candidates at least MIN_SCORE alike by embedding, best first, at most SHORTLIST."""
+        """The candidates at least MIN_SCORE alike by embedding, best first, at most SHORTLIST.
+        A candidate scores the better of two readings against the proposal's: the key with its
+        description, and that with its sentence. The sentence alone would rank every key the
+        subject already has above every declared one, by the subject's name they all share
+        (`home_city` found `children` five times before it found the declared `city`)."""
         if not candidates:
             return []
-        mine = _describe(proposal.key, proposal.description, proposal.text)
-        texts = [mine, *(_describe(c.key, c.description, c.example) for c in candidates)]
-        vectors = self._embed(texts)
+        mine = readings(proposal.key, proposal.description, proposal.text)
+        theirs = [readings(c.key, c.description, c.example) for c in candidates]
+        vectors = self._embed([*mine, *(text for pair in theirs for text in pair)])
         scored = [
-            c.model_copy(update={"score": round(_cosine(vectors[0], v), 6)})
-            for c, v in zip(candidates, vectors[1:], strict=True)
+            c.model_copy(update={"score": round(_alike(vectors[:2], vectors[2 + 2 * i : 4 + 2 * i]), 6)})
+            for i, c in enumerate(candidates)
         ]
         scored.sort(key=lambda c: (-c.score, c.key))
         return [c for c in scored if c.score >= MIN_SCORE][:SHORTLIST]
@@ -197,8 +201,15 @@ class KeyResolver:
         return [self._vectors[t] for t in texts]
 
 
-def _describe(key: str, description: str, sentence: str) -> str:
-    return " ".join(part for part in (f"{key.replace('_', ' ')}:", description, sentence) if part)
+def readings(key: str, description: str, sentence: str) -> tuple[str, str]:
+    """What a key is embedded as: its words and description, then the same with its sentence."""
+    named = " ".join(part for part in (f"{key.replace('_', ' ')}:", description) if part)
+    return named, " ".join(part for part in (named, sentence) if part)
+
+
+def _alike(mine: Sequence[tuple[float, ...]], theirs: Sequence[tuple[float, ...]]) -> float:
+    """The better cosine of the two readings, each against its own kind."""
+    return max(_cosine(mine[0], theirs[0]), _cosine(mine[1], theirs[1]))
 
 
 def _unit(vector: Sequence[float]) -> tuple[float, ...]:
