@@ -4,9 +4,9 @@ mean the same thing (`home_city` onto `city`).
 Declared keys win: a proposal under a declared key keeps it, with the declared cardinality. For
 any other proposal the candidates are the declared keys and the keys the subject already had
 before this event in log order; they are shortlisted by embedding (the key's words and
-description, alone and with its first sentence, against the proposal's) and the LLM port
-decides. Without a match the proposal keeps its own key and the cardinality the extractor
-proposed, unless the tenant refuses undeclared keys.
+description, alone and with its first sentence, against the proposal's words, alone and with
+its sentence) and the LLM port decides. Without a match the proposal keeps its own key and the
+cardinality the extractor proposed, unless the tenant refuses undeclared keys.
 
 Replay: a resolution reads only the log prefix. "Before this event" is the observations' own
 order (`created_at|session|seq`), never the index's arrival order, and a batch sees its own
@@ -81,7 +81,7 @@ class KeyResolver:
             held = book.held(subject_id) if subject_id in last_proposal else {}
             if not stated.explicit and fact.key not in held and (declared or held or subject_id in seen):
                 proposal = _proposal(fact)
-                texts += readings(proposal.key, proposal.description, proposal.text)
+                texts += readings(proposal.key, "", proposal.text)
             if i < last_proposal.get(subject_id, -1):
                 texts += readings(fact.key, "", fact.text)  # a key a later proposal may be compared with
             seen.add(subject_id)
@@ -142,18 +142,24 @@ class KeyResolver:
         A candidate scores the better of two readings against the proposal's: the key with its
         description, and that with its sentence. The sentence alone would rank every key the
         subject already has above every declared one, by the subject's name they all share
-        (`home_city` found `children` five times before it found the declared `city`)."""
+        (`home_city` found `children` five times before it found the declared `city`). The
+        proposal is read without its description (which still goes to the decision): so it is
+        embedded exactly as the key it may become will be, once for both."""
         if not candidates:
             return []
-        mine = readings(proposal.key, proposal.description, proposal.text)
+        mine = readings(proposal.key, "", proposal.text)
         theirs = [readings(c.key, c.description, c.example) for c in candidates]
         vectors = self._vectors.of([*mine, *_flat(theirs)])
-        scored = [
-            c.model_copy(update={"score": round(_alike(vectors[:2], vectors[2 + 2 * i : 4 + 2 * i]), 6)})
-            for i, c in enumerate(candidates)
+        scores = [
+            round(_alike(vectors[:2], vectors[2 + 2 * i : 4 + 2 * i]), 6) for i in range(len(candidates))
         ]
-        scored.sort(key=lambda c: (-c.score, c.key))
-        return [c for c in scored if c.score >= MIN_SCORE][:SHORTLIST]
+        best = sorted(
+            (i for i, score in enumerate(scores) if score >= MIN_SCORE),
+            key=lambda i: (-scores[i], candidates[i].key),
+        )[:SHORTLIST]
+        # Copied only once chosen: a subject with a thousand keys scores them all for each proposal.
+        scored = [candidates[i].model_copy(update={"score": scores[i]}) for i in best]
+        return scored
 
 
 def _proposal(fact: FactInput) -> KeyProposal:

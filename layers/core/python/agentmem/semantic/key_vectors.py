@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import operator
-from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -19,7 +18,9 @@ from agentmem.ports.embedding import Embedder
 
 Vector = Sequence[float]
 
-CAPACITY = 10_000  # vectors kept between batches (about 30 MB at 384 dimensions)
+# Vectors kept between batches: about 100 MB at 384 dimensions, as tuples of floats, which a
+# dot product reads a third faster than an array of doubles (a subject's every key is scored).
+CAPACITY = 8_192
 
 
 class KeyVectors:
@@ -29,7 +30,7 @@ class KeyVectors:
     def __init__(self, embedder: Embedder, capacity: int = CAPACITY) -> None:
         self._embedder = embedder
         self._capacity = capacity
-        self._vectors: OrderedDict[str, array[float]] = OrderedDict()
+        self._vectors: OrderedDict[str, tuple[float, ...]] = OrderedDict()
 
     def embed(self, texts: Sequence[str]) -> None:
         """Embed the texts not held yet, in one call."""
@@ -53,12 +54,11 @@ class KeyVectors:
             self._vectors.popitem(last=False)
 
 
-def _unit(vector: Sequence[float]) -> array[float]:
+def _unit(vector: Sequence[float]) -> tuple[float, ...]:
     """The vector scaled to length 1 once, when cached: a cosine is then one dot product (a
-    subject with a thousand keys compares each new proposal with all of them). Doubles, as the
-    embedder's floats are: the same scores as before the cache held them this way."""
+    subject with a thousand keys compares each new proposal with all of them)."""
     norm = math.sqrt(sum(map(operator.mul, vector, vector)))
-    return array("d", (x / norm for x in vector) if norm else (0.0 for _ in vector))
+    return tuple(x / norm for x in vector) if norm else tuple(0.0 for _ in vector)
 
 
 def cosine(a: Vector, b: Vector) -> float:

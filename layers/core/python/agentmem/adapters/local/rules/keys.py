@@ -13,6 +13,7 @@ words are in key_lexicon.py."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -50,6 +51,11 @@ _COMPOUNDS = sorted(
 def key_words(key: str) -> list[str]:
     """The key's words, spelt one way, phrases joined: `home_town` gives ["hometown"], and a
     leading "number of" is dropped (`number_of_children` holds the children, counted)."""
+    return list(_key_words(key))
+
+
+@functools.lru_cache(maxsize=4096)  # a proposal is read against every shortlisted key, per batch
+def _key_words(key: str) -> tuple[str, ...]:
     found = [SPELLING.get(w, w) for w in key.casefold().split("_") if w]
     for parts, joined in _COMPOUNDS:
         i = 0
@@ -59,8 +65,8 @@ def key_words(key: str) -> list[str]:
             i += 1
     for lead in COUNTED:
         if tuple(found[: len(lead)]) == lead and len(found) > len(lead):
-            return found[len(lead) :]
-    return found
+            return tuple(found[len(lead) :])
+    return tuple(found)
 
 
 def counts(text: str, word: str) -> bool:
