@@ -16,7 +16,7 @@ decision are deterministic (the rules are; Bedrock runs at temperature 0)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from agentmem.model.beliefs import (
@@ -82,7 +82,7 @@ class KeyResolver:
             if not stated.explicit and fact.key not in held and (declared or held or subject_id in seen):
                 proposal = _proposal(fact)
                 texts += readings(proposal.key, "", proposal.text)
-            if i < last_proposal.get(subject_id, -1):
+            if i < last_proposal.get(subject_id, -1) and fact.key not in held:
                 texts += readings(fact.key, "", fact.text)  # a key a later proposal may be compared with
             seen.add(subject_id)
         if texts:
@@ -158,8 +158,7 @@ class KeyResolver:
             key=lambda i: (-scores[i], candidates[i].key),
         )[:SHORTLIST]
         # Copied only once chosen: a subject with a thousand keys scores them all for each proposal.
-        scored = [candidates[i].model_copy(update={"score": scores[i]}) for i in best]
-        return scored
+        return [candidates[i].model_copy(update={"score": scores[i]}) for i in best]
 
 
 def _proposal(fact: FactInput) -> KeyProposal:
@@ -179,7 +178,7 @@ def readings(key: str, description: str, sentence: str) -> tuple[str, str]:
     return named, " ".join(part for part in (named, sentence) if part)
 
 
-def _flat(pairs: Iterator[tuple[str, str]] | Sequence[tuple[str, str]]) -> Iterator[str]:
+def _flat(pairs: Iterable[tuple[str, str]]) -> Iterator[str]:
     return (text for pair in pairs for text in pair)
 
 
