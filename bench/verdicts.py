@@ -9,7 +9,8 @@
 (2) extraction from prose with the default catalogue: precision and recall of (key, value) facts.
 (3) near misses: facts extracted from sentences that state none (must be 0).
 (4) key resolution: proposals mapped onto the right existing key (MiniLM shortlist + the rules'
-    decision) against keeping every proposal apart.
+    decision) against keeping every proposal apart; and on labelled key pairs, the precision and
+    recall of "same" (one fact under two keys).
 (5) knowledge updates end to end on the embedded default (SQLite, MiniLM, the worker): the
     current belief holds the latest value, with the verdict and flag the change calls for, and
     a question in other words finds it first; new rules against the old ones.
@@ -49,6 +50,7 @@ from tests.rules_eval import (  # noqa: E402
     load,
     run_updates,
     score_extraction,
+    score_key_pairs,
     score_keys,
     score_near_misses,
     score_verdicts,
@@ -96,7 +98,8 @@ EXTRACTION_HEADERS = [
     "near misses",
     "false facts",
 ]
-KEY_HEADERS = ["split", "key proposals", "resolved right", "keeping every key apart"]
+KEY_HEADERS = ["split", "key proposals", "resolved right", "keeping every key apart", "key pairs",
+               "same: precision", "recall"]  # fmt: skip
 UPDATE_HEADERS = ["split", "knowledge updates", "scenarios", "value held", "verdict+flag", "found first"]
 Rows = dict[str, list[list[str]]]
 
@@ -129,8 +132,12 @@ def extraction(split: str, extractors: dict[str, Any], rows: Rows) -> dict[str, 
 def keys(split: str, new: RulesLLM, resolver: KeyResolver, rows: Rows) -> dict[str, Any]:
     score = score_keys(load("key_resolution", split), new.resolve_key, resolver.shortlist)
     apart = sum(r["expect"] is None for r in load("key_resolution", split)) / score.proposals
-    rows["keys"].append([split, str(score.proposals), pct(score.accuracy), pct(apart)])
-    return {"new rules": as_dict(score), "keep every key apart": apart}
+    pairs = score_key_pairs(load("key_pairs", split), new.resolve_key, resolver.shortlist)
+    rows["keys"].append(
+        [split, str(score.proposals), pct(score.accuracy), pct(apart), str(pairs.pairs),
+         pct(pairs.precision), pct(pairs.recall)]
+    )  # fmt: skip
+    return {"new rules": as_dict(score), "keep every key apart": apart, "key pairs": as_dict(pairs)}
 
 
 def updates(split: str, outcomes: dict[str, list[UpdateOutcome]], rows: Rows) -> dict[str, Any]:

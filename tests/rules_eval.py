@@ -217,6 +217,63 @@ def score_keys(
     return KeyScore(len(rows), _ratio(len(rows) - wrong - missed, len(rows)), wrong, missed, errors)
 
 
+@dataclass(frozen=True)
+class KeyPairScore:
+    """ "Same" as the positive class on labelled key pairs: does the proposal join the existing key?"""
+
+    pairs: int
+    precision: float  # of the pairs joined, how many mean one fact
+    recall: float  # of the pairs that mean one fact, how many were joined
+    joined_wrongly: list[str]
+    kept_apart_wrongly: list[str]
+
+
+def key_pair(row: dict[str, Any]) -> tuple[KeyProposal, KeyCandidate]:
+    """The row's proposal and its one existing key, as the resolver would hand them over."""
+    defaults = {t.key: t for t in DEFAULT_FACT_TYPES}
+    existing = row["existing"]
+    proposal = KeyProposal(
+        key=row["proposed"], description="", text=row["text"], value=row["value"],
+        cardinality=Cardinality.SINGLE,
+    )  # fmt: skip
+    candidate = KeyCandidate(
+        key=existing, description=defaults[existing].description if existing in defaults else "",
+        example=row["example"], cardinality=Cardinality.SINGLE, declared=existing in defaults, score=0.0,
+    )  # fmt: skip
+    return proposal, candidate
+
+
+def score_key_pairs(
+    rows: Iterable[dict[str, Any]],
+    resolve: Resolve,
+    shortlist: Callable[[KeyProposal, list[KeyCandidate]], list[KeyCandidate]] | None = None,
+) -> KeyPairScore:
+    """Each pair decided on its own; with `shortlist`, a candidate it drops is kept apart (the
+    embedding floor the resolver applies before asking the port)."""
+    rows = list(rows)
+    joined_wrongly, apart_wrongly = [], []
+    joined = same = 0
+    for row in rows:
+        proposal, candidate = key_pair(row)
+        candidates = shortlist(proposal, [candidate]) if shortlist is not None else [candidate]
+        got = bool(candidates) and resolve(proposal, candidates).key == candidate.key
+        expected = row["expect"] == "same"
+        joined += got
+        same += expected
+        if got and not expected:
+            joined_wrongly.append(f"{row['id']}: {row['proposed']} ~ {row['existing']}")
+        if expected and not got:
+            apart_wrongly.append(f"{row['id']}: {row['proposed']} ~ {row['existing']}")
+    right = joined - len(joined_wrongly)
+    return KeyPairScore(
+        len(rows),
+        _ratio(right, joined) if joined else 1.0,
+        _ratio(right, same),
+        joined_wrongly,
+        apart_wrongly,
+    )
+
+
 def as_dict(score: Any) -> dict[str, Any]:
     return asdict(score)
 

@@ -204,3 +204,61 @@ def test_an_explicit_fact_under_a_key_the_subject_has_as_a_set_joins_the_set(
     fact = FactInput(key="preference", text="Priya likes jazz.", value="likes jazz", member="jazz")
     p.project(said(2, "noted", facts=[fact]))
     assert sorted(b.member for b in index.current("priya", "preference")) == ["jazz", "sushi"]
+
+
+def test_a_fact_restated_under_a_near_synonym_head_stays_one_belief(store: SqliteBeliefStore) -> None:
+    index = store.active()
+    p = projector(index, declared=[])
+    p.project(said(1, "My favourite food is Thai."))
+    p.project(said(2, "My favorite cuisine is Korean."))
+    p.project(said(3, "My diet is vegetarian."))
+    p.project(said(4, "My dietary needs are vegan."))
+    assert [b.value for b in index.current("priya", "favorite_food")] == ["Korean"]
+    assert [b.value for b in index.current("priya", "diet")] == ["vegan"]
+    assert {b.key for b in index.current("priya")} == {"favorite_food", "diet"}
+    assert [o.proposed_key for o in observations(index, "favorite_food")] == [
+        "favorite_food",
+        "favorite_cuisine",
+    ]
+
+
+def test_a_modifier_on_the_existing_key_does_not_split_the_fact(store: SqliteBeliefStore) -> None:
+    """Either key may carry the word that changes nothing: the old value must not survive the change."""
+    index = store.active()
+    p = projector(index, declared=[])
+    p.project(said(1, "My annual travel budget is $3,800."))
+    p.project(said(2, "My travel budget is $4,800."))
+    (belief,) = index.current("priya")
+    assert (belief.key, belief.value) == ("annual_travel_budget", "$4,800")
+    (_, changed) = observations(index, "annual_travel_budget")
+    assert changed.key_reason is not None and "annual" in changed.key_reason
+
+
+def test_an_animal_named_by_breed_then_by_kind_is_one_pet_and_another_kind_another(
+    store: SqliteBeliefStore,
+) -> None:
+    index = store.active()
+    p = projector(index, declared=[])
+    p.project(said(1, "We have a whippet called Noodle."))
+    p.project(said(2, "Our dog is Sprocket now."))
+    p.project(said(3, "Priya has a cat named Tofu."))
+    assert [b.value for b in index.current("priya", "whippet")] == ["Sprocket"]
+    assert [b.value for b in index.current("priya", "cat")] == ["Tofu"]  # a second pet, not a rename
+    assert index.current("priya", "dog") == []
+
+
+def test_keys_for_other_facts_of_the_subject_stay_apart(store: SqliteBeliefStore) -> None:
+    index = store.active()
+    p = projector(index, declared=[])
+    p.project(said(1, "My partner is Hana."))
+    p.project(said(2, "My pet is Clementine."))
+    p.project(said(3, "My employer is Globex."))
+    p.project(said(4, "My former employer is Initech."))
+    p.project(said(5, "My favorite color is green."))
+    p.project(said(6, "My favorite food is ramen."))
+    p.project(said(7, "I live in Austin."))
+    p.project(said(8, "My work city is Dallas."))
+    assert {(b.key, b.value) for b in index.current("priya")} == {
+        ("partner", "Hana"), ("pet", "Clementine"), ("employer", "Globex"), ("former_employer", "Initech"),
+        ("favorite_color", "green"), ("favorite_food", "ramen"), ("city", "Austin"), ("work_city", "Dallas"),
+    }  # fmt: skip

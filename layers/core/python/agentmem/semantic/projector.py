@@ -27,7 +27,8 @@ from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import LLM, BeliefIndex, PassageIndex
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
-from agentmem.semantic.key_resolver import KeyBook, KeyResolver, Resolution
+from agentmem.semantic.key_book import KeyBook
+from agentmem.semantic.key_resolver import KeyResolver, Resolution, Stated
 from agentmem.semantic.passages import passages_of
 
 logger = logging.getLogger(__name__)
@@ -121,32 +122,30 @@ class Projector:
         if self._guard is not None and events:
             erased = self._guard.erased({e.subject_id for e in events})
             events = [e for e in events if e.subject_id not in erased]
-        observations: list[Observation] = []
+        stated = [(event, fact) for event in events for fact in self._facts(event)]
+        batch = [Stated(fact, e.subject_id, order_key(e), explicit=bool(e.facts)) for e, fact in stated]
         keys = KeyBook(self._index)  # what each subject's keys were at each point of the log
-        for event in events:
-            explicit = bool(event.facts)
-            facts = (
-                list(event.facts)
-                if event.facts
-                else self._llm.extract_facts(
-                    event,
-                    self._fact_types.declared(),
-                    allow_undeclared=self._fact_types.allow_undeclared,
+        self._resolver.prepare(batch, keys)  # every key embedding the batch needs, in one call
+        observations: list[Observation] = []
+        for (event, fact), s in zip(stated, batch, strict=True):
+            resolution = self._resolver.resolve(fact, s.subject_id, s.order, keys, explicit=s.explicit)
+            if resolution is None:
+                logger.warning(
+                    "undeclared fact key refused", extra={"key": fact.key, "event_id": event.event_id}
                 )
-            )
-            for fact in facts:
-                resolution = self._resolver.resolve(
-                    fact, event.subject_id, order_key(event), keys, explicit=explicit
-                )
-                if resolution is None:
-                    logger.warning(
-                        "undeclared fact key refused", extra={"key": fact.key, "event_id": event.event_id}
-                    )
-                    continue
-                obs = self._observation(event, fact, resolution)
-                observations.append(obs)
-                keys.note(obs)
+                continue
+            obs = self._observation(event, fact, resolution)
+            observations.append(obs)
+            keys.note(obs)
         return self._apply_all(observations, self._new_passages(events, observations))
+
+    def _facts(self, event: Event) -> list[FactInput]:
+        """The agent's own facts, or what extraction reads in the event."""
+        if event.facts:
+            return list(event.facts)
+        return self._llm.extract_facts(
+            event, self._fact_types.declared(), allow_undeclared=self._fact_types.allow_undeclared
+        )
 
     def project_observations(self, observations: Sequence[Observation]) -> list[Applied]:
         """Fold observations kept from expired events (a retention snapshot) as if their events
