@@ -33,6 +33,7 @@ OTHER = passage("The trip to Kyoto is booked.", "2026-01-15T00:00:00.000Z", "e3"
         ("Camino de Santiago is the plan for May.", ["santiago"]),
         ("We walked the Camino de Santiago on Sunday.", ["camino de santiago"]),
         ("I met Bob on Friday in March.", []),  # too short, and the calendar
+        ("We met Elif's sister in Nantes.", ["elif", "nantes"]),
     ],
 )
 def test_names_are_capitalised_words_that_do_not_just_open_a_sentence(text: str, names: list[str]) -> None:

@@ -19,8 +19,8 @@ from agentmem.context.superseded import distinctive
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit
 
-FOLLOW_FROM = 12  # best fused passages whose names are followed
-MAX_NAMES = 5  # each is one more FTS count query
+FOLLOW_FROM = 10  # best keyword hits whose names are followed
+MAX_NAMES = 4  # each word is one more FTS count query
 FOLLOW_K = 12
 # A long value (a sentence kept as a value) is no search term of its own.
 MAX_VALUE_WORDS = 4
@@ -29,6 +29,7 @@ BELOW = 0.999
 NAME = re.compile(r"(?<![\w'])[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&-]*)*")
 # A capital after a sentence's end opens it; after a colon or a dash it may well be a name.
 OPENERS = frozenset('.!?"“(')
+POSSESSIVE = re.compile(r"['\u2019]s$")
 CONNECTORS = re.compile(r"^(?:(?:of|de|la)\s+)+")
 # Capitalised for the calendar's sake, not because they name the fact.
 CALENDAR = frozenset({
@@ -42,7 +43,7 @@ def names_in(text: str) -> list[str]:
     """The normalised names a text says, not counting a capital that only opens a sentence."""
     out: list[str] = []
     for m in NAME.finditer(text):
-        phrase = m.group()
+        phrase = POSSESSIVE.sub("", m.group())  # "Elif's" names Elif
         before = text[max(0, m.start() - 8) : m.start()].rstrip()
         if m.start() == 0 or not before or before[-1] in OPENERS:
             phrase = CONNECTORS.sub("", phrase.split(maxsplit=1)[1]) if " " in phrase else ""
