@@ -111,7 +111,7 @@ def ranked_after(
     return sorted(out, key=lambda item: -item[0])
 
 
-FOLLOW_BELIEFS = 5  # best-ranked beliefs whose values are followed
+FOLLOW_BELIEFS = 8  # best-ranked beliefs whose values are followed
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """The subject's household said in passing: an age in apposition ("Priya, aged 49, asked ...",
-"Priya, 52,", "Priya (age 38)"), a partner lived with ("Priya lives with her partner Sam", "I
-live with my girlfriend Ada"), a partner or a pet in apposition ("I'll check with Cormac, my
-partner", "I'll be home for Figaro, my budgie"), a residence ("Priya is a Gdańsk resident", "a
-long-time resident of Leeds"), a household line ("Household: a cat, Kiwi (a tabby)") and a pet
-corrected ("Pepper was our old cat. The one we have now is Dot").
+"Priya, 52,", "Priya (age 38)") or after a birthday ("I had my birthday on Sunday — 28 now!"), a
+partner lived with ("Priya lives with her partner Sam", "I live with my girlfriend Ada"), a
+partner or a pet in apposition ("I'll check with Cormac, my partner", "I'll be home for Figaro,
+my budgie"), a residence ("Priya is a Gdańsk resident", "a long-time resident of Leeds"), a
+household line ("Household: a cat, Kiwi (a tabby)") and a pet corrected ("Pepper was our old
+cat. The one we have now is Dot").
 
 Keys as the other shapes give them: `age`; the relation (`partner`, `wife`, ...); the pet's
 kind (`budgie`; on a household line the kind in brackets, "a tabby", as "a tabby called Kiwi"
@@ -55,6 +56,10 @@ def _patterns(third: str, first_person: bool) -> tuple[tuple[str, re.Pattern[str
             ("lives_with", rf"(?P<subj>\b[Ii]){ADV}\s+live\s+with\s+my\s+{PARTNER}\s*,?\s+{NAME}"),
             ("resident", rf"(?P<subj>\b[Ii])(?:'m|\s+am){ADV}\s+an?\s+(?:(?:long-?time|lifelong)\s+)?"),
             ("home", r"(?P<subj>\bhome)\s+(?:for\s+(?:us|me)\s+)?is\s+"),
+            # "I had my birthday on Sunday — 28 now!": the age said after a break, "now" or "today"
+            # (the statement is the age's clause: "I had my birthday" before it is no hedge)
+            ("age", r"\bmy\s+birthday\b[^.!?;]{0,40}?(?:\s*[\u2014\u2013,;:-]\s*|\s+and\s+)"
+                    r"(?P<subj>(?:(?:I'm|I\s+am)\s+)?(?P<n>\d{1,3}))\s+(?:now|today)\b"),
             ("our_pet", rf"(?P<subj>\b(?:my|our))\s+(?P<kind>(?:[a-z][\w-]*\s+)?{ANY_PET})\s*,\s+{NAME}\s*,"),
             ("apposition", rf"(?<![\w'-]){NAME}\s*,\s+(?P<subj>my|our)\s+(?:{PARTNER}|{PET}){ENDS}"),
         ]  # fmt: skip
