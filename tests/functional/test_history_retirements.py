@@ -10,13 +10,11 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
-from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.daily_clock import daily_writer
+from tests.history_fixtures import daily_writer, project_all
 
 # None of these three is read by the rules: only the last says what changed.
 FOREVER = "We had Oaxacan food three nights in a row last week."
@@ -44,9 +42,7 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     say("S3", OVER)
     say("S4", GAVE_UP)
     say("S5", AFTER)
-    log = services.event_log
-    assert isinstance(log, SqliteEventLog)
-    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    project_all(services)
     yield services
 
 
@@ -94,9 +90,7 @@ def test_what_the_readers_own_session_says_is_over_labels_history_and_beliefs(tm
     for session, text in [("S1", FOREVER), ("S1", "My favourite food is Oaxacan."), ("LIVE", OVER)]:
         request = AppendEventRequest(subject_id="ines", round=0, agent="user", kind="message", content=text)
         episodic.append(session, request)
-    log = services.event_log
-    assert isinstance(log, SqliteEventLog)
-    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    project_all(services)
     request = ContextRequest(
         subject_id="ines",
         session_id="LIVE",

@@ -8,13 +8,11 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
-from agentmem.semantic.worker import ProjectorWorker
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.daily_clock import daily_writer
+from tests.history_fixtures import daily_writer, project_all
 
 WINTERS = "The winters in Porto are mild, so I never pack the heavy coat."
 BROTHER = "My brother still rents a flat in Porto near the river."
@@ -37,9 +35,7 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     say("S3", "We moved from Porto to Lisbon last month.")
     say("S3", "I left Harrowgate Foods and started at Palisade Media.")
     say("S4", BROTHER)
-    log = services.event_log
-    assert isinstance(log, SqliteEventLog)
-    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    project_all(services)
     yield services
 
 
