@@ -3,11 +3,16 @@
 An update rarely repeats the question's words. "Which cuisine does Ingrid like best?" finds "If I
 could eat one cuisine forever it would be Sri Lankan" (it says "cuisine"), but not the later
 "These days I'd take Keralan over Sri Lankan any night", which shares no word with the question
-and little meaning. It does share the name. So the names the best hits say (capitalised words
-and phrases that do not open a sentence, besides the subject's and the question's own) are
-searched once more by keyword, and a passage found that way which was said after a best hit
-naming the same thing ranks just below that hit: the reader sees the old statement and what came
-after it side by side, and a retirement in the later one labels the earlier (retirements.py)."""
+and little meaning. It does share the name. So the names the best keyword hits say (capitalised
+words and phrases that do not open a sentence, besides the subject's and the question's own)
+are searched once more by keyword, while the query is embedded, and a passage found that way
+which was said after a best hit naming the same thing ranks just below that hit: the reader sees
+the old statement and what came after it side by side, and a retirement in the later one labels
+the earlier (retirements.py). The keyword hits only: the vector hits come after the embedding,
+and waiting for them put the second search on every read's critical path.
+
+The best beliefs' values are followed the same way (`follow_beliefs`): a statement that ended a
+belief's value ("No, it's not bonsai — that's my sister") rarely shares the question's words."""
 
 from __future__ import annotations
 

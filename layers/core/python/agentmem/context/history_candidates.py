@@ -119,7 +119,7 @@ class HistorySearch:
 
     def said_after(self, beliefs: Sequence[Belief]) -> Future[list[Passage]]:
         """Passages said after one of the best beliefs was last stated that say its value, searched
-        on a worker thread while `result` follows up the best passages' names."""
+        on a worker thread while the passages are ranked."""
         return self._pool.submit(self._said_after, beliefs)
 
     def _said_after(self, beliefs: Sequence[Belief]) -> list[Passage]:
