@@ -13,7 +13,8 @@ from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.semantic.replay import replay
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.rules_eval import SPLITS, UpdateOutcome, load, run_updates
+from tests.rules_eval import SPLITS, load
+from tests.rules_updates import UpdateOutcome, run_updates
 
 FLOOR = 0.9
 

@@ -13,7 +13,8 @@ import pytest
 
 from agentmem.settings import Settings
 from agentmem.wiring import bootstrap
-from tests.rules_eval import UpdateOutcome, load, run_updates
+from tests.rules_eval import load
+from tests.rules_updates import UpdateOutcome, run_updates
 
 ROWS = load("prose_changes") + load("prose_changes2")
 
