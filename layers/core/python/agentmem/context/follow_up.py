@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agentmem.context.superseded import distinctive
+from agentmem.context.superseded import distinctive, whole_word
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit
 
@@ -56,10 +56,6 @@ def names_in(text: str) -> list[str]:
         if norm and distinctive(norm) and norm not in CALENDAR and norm not in out:
             out.append(norm)
     return out
-
-
-def _whole(value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -105,7 +101,7 @@ def ranked_after(
         earlier = [
             rank[p.passage_id]
             for name in chased.names
-            if _whole(name).search(text)
+            if whole_word(name).search(text)
             for p in chased.said_by[name]
             if p.passage_id in rank and p.stated_at < passage.stated_at and p.event_id != passage.event_id
         ]
@@ -135,7 +131,7 @@ class BeliefFollowUp:
         for hit in hits:
             text = normalise_value(hit.passage.text)
             if any(
-                _whole(value).search(text) and any(hit.passage.stated_at > at for at in stated)
+                whole_word(value).search(text) and any(hit.passage.stated_at > at for at in stated)
                 for value, stated in self.values.items()
             ):
                 out.append(hit.passage)

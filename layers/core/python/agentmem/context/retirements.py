@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agentmem.context.retirement_cues import ABOUT_THE_TALK, FIGURES, LEADING, NAMES, NOT_A_THING, PREFILTERED
-from agentmem.context.superseded import distinctive
+from agentmem.context.superseded import distinctive, whole_word
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.events import Event
 from agentmem.model.passages import Passage
@@ -74,10 +74,6 @@ class Retirement:
         return f"later in {self.session_id}: “{self.sentence.rstrip('.!? ')}”"
 
 
-def _whole(value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])")
-
-
 def normalised_words(text: str) -> frozenset[str]:
     return frozenset(WORDS.findall(text))
 
@@ -124,7 +120,7 @@ def said_over(text: str) -> tuple[Said, ...]:
                 out.append(
                     Said(
                         forms=tuple(forms),
-                        patterns=tuple(_whole(f) for f in forms),
+                        patterns=tuple(whole_word(f) for f in forms),
                         anchors=tuple(normalised_words(f) for f in forms),
                         sentence=_sentence(text, m.start("old")),
                     )

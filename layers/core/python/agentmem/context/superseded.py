@@ -48,7 +48,8 @@ def distinctive(value: str) -> bool:
     return digits >= MIN_DIGITS or letters >= MIN_LETTERS
 
 
-def _whole(value: str) -> re.Pattern[str]:
+def whole_word(value: str) -> re.Pattern[str]:
+    """A normalised value as a pattern on normalised text: never inside a bigger word or figure."""
     return re.compile(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])")
 
 
@@ -62,7 +63,9 @@ def replaced_values(beliefs: Iterable[Belief]) -> list[Replaced]:
         now = normalise_value(belief.value)
         said = [v for p in belief.provenance for v in (p.value, p.replaces) if v]
         olds = {normalise_value(v) for v in said} - {now}
-        out += [Replaced(belief, _whole(old), _whole(now)) for old in sorted(olds) if distinctive(old)]
+        out += [
+            Replaced(belief, whole_word(old), whole_word(now)) for old in sorted(olds) if distinctive(old)
+        ]
     return out
 
 
