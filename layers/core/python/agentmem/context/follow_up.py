@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from agentmem.context.superseded import distinctive, whole_word
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.passages import Passage, PassageHit
+from agentmem.semantic.fold import last_stated
 
 FOLLOW_FROM = 10  # best keyword hits whose names are followed
 MAX_NAMES = 4  # each word is one more FTS count query
@@ -146,5 +147,5 @@ def follow_beliefs(beliefs: Sequence[Belief]) -> BeliefFollowUp | None:
     for belief in [b for b in beliefs if b.current][:FOLLOW_BELIEFS]:
         value = normalise_value(belief.value)
         if value and distinctive(value) and len(value.split()) <= MAX_VALUE_WORDS:
-            values.setdefault(value, []).append(belief.source_order.split("|", 1)[0])
+            values.setdefault(value, []).append(last_stated(belief))
     return BeliefFollowUp({v: tuple(at) for v, at in values.items()}) if values else None

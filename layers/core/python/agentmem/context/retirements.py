@@ -25,12 +25,13 @@ from functools import lru_cache
 
 from agentmem.context.retirement_cues import ABOUT_THE_TALK, FIGURES, LEADING, NAMES, NOT_A_THING, PREFILTERED
 from agentmem.context.superseded import distinctive, whole_word
+from agentmem.context.text import words
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.events import Event
 from agentmem.model.passages import Passage
+from agentmem.semantic.fold import last_stated
 
 MAX_SENTENCE_CHARS = 160
-WORDS = re.compile(r"[a-z0-9]+")
 SENTENCE = re.compile(r"[^.!?]*(?:[.!?]+|$)")
 
 
@@ -74,8 +75,8 @@ class Retirement:
         return f"later in {self.session_id}: “{self.sentence.rstrip('.!? ')}”"
 
 
-def normalised_words(text: str) -> frozenset[str]:
-    return frozenset(WORDS.findall(text))
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(words(text))
 
 
 def _looked_for(raw: str) -> list[str]:
@@ -121,7 +122,7 @@ def said_over(text: str) -> tuple[Said, ...]:
                     Said(
                         forms=tuple(forms),
                         patterns=tuple(whole_word(f) for f in forms),
-                        anchors=tuple(normalised_words(f) for f in forms),
+                        anchors=tuple(_word_set(f) for f in forms),
                         sentence=_sentence(text, m.start("old")),
                     )
                 )
@@ -170,7 +171,7 @@ def in_beliefs(beliefs: Iterable[Belief]) -> list[Passage]:
             event_id=b.provenance[-1].event_id,
             agent="",
             kind="belief",
-            stated_at=b.source_order.split("|", 1)[0],
+            stated_at=last_stated(b),
             text=b.text,
         )
         for b in beliefs
@@ -198,14 +199,14 @@ class Retired:
         if after >= self._latest:
             return []
         norm = normalise_value(text)
-        words = normalised_words(norm)
-        tried = sorted({n for word in words for n in self._by_word.get(word, ())})
+        text_words = _word_set(norm)
+        tried = sorted({n for word in text_words for n in self._by_word.get(word, ())})
         seen: set[str] = set()
         out: list[Retirement] = []
         for r in (self.found[n] for n in tried):
             if r.event_id in seen or r.stated_at <= after or r.event_id in excluded:
                 continue
-            if r.says(norm, words):
+            if r.says(norm, text_words):
                 seen.add(r.event_id)
                 out.append(r)
         return out
@@ -221,5 +222,6 @@ def later_for_belief(belief: Belief, retired: Retired) -> list[Retirement]:
     that is not one of its statements."""
     if not belief.current:
         return []
-    last_stated = belief.source_order.split("|", 1)[0]
-    return retired.said_in(belief.value, after=last_stated, excluded={p.event_id for p in belief.provenance})
+    return retired.said_in(
+        belief.value, after=last_stated(belief), excluded={p.event_id for p in belief.provenance}
+    )

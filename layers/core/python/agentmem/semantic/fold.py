@@ -36,6 +36,12 @@ def sessions_of_last_run(belief: Belief) -> list[str]:
     return list(dict.fromkeys(reversed(run)))
 
 
+def last_stated(belief: Belief) -> str:
+    """When the belief was last stated: the created_at of the last event applied to it (a SAME
+    restatement counts), from its `source_order`."""
+    return belief.source_order.split("|", 1)[0]
+
+
 def applied(chain: list[Belief], obs: Observation) -> bool:
     """True when `obs` already shaped this chain: a redelivered event changes nothing."""
     return bool(chain) and any(p.event_id == obs.event_id for p in chain[-1].provenance)
