@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.history_fixtures import daily_writer, project_all
+from tests.history_fixtures import daily_writer, project_all, read_context
 
 # None of these three is read by the rules: only the last says what changed.
 FOREVER = "We had Oaxacan food three nights in a row last week."
@@ -47,10 +46,7 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 
 
 def read(services: Services, query: str) -> dict[str, Any]:
-    request = ContextRequest(
-        subject_id="ottilie", session_id="S9", agent="reader", query=query, budget_tokens=1000
-    )
-    return services.context.build(request).model_dump(mode="json")
+    return read_context(services, "ottilie", query)
 
 
 def line_with(markdown: str, text: str) -> str:
@@ -91,14 +87,7 @@ def test_what_the_readers_own_session_says_is_over_labels_history_and_beliefs(tm
         request = AppendEventRequest(subject_id="ines", round=0, agent="user", kind="message", content=text)
         episodic.append(session, request)
     project_all(services)
-    request = ContextRequest(
-        subject_id="ines",
-        session_id="LIVE",
-        agent="reader",
-        query="Which food does Ines like?",
-        budget_tokens=1000,
-    )
-    markdown = services.context.build(request).markdown
+    markdown = read_context(services, "ines", "Which food does Ines like?", session_id="LIVE")["markdown"]
     label = f"⚠ later in LIVE: “{OVER[:-1]}”."
     assert label in line_with(markdown, FOREVER)
     assert label in line_with(markdown, "**favorite_food**")

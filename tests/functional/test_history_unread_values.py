@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.history_fixtures import daily_writer, project_all
+from tests.history_fixtures import daily_writer, project_all, read_context
 
 WINTERS = "The winters in Porto are mild, so I never pack the heavy coat."
 BROTHER = "My brother still rents a flat in Porto near the river."
@@ -40,10 +39,7 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 
 
 def read(services: Services, query: str) -> dict[str, Any]:
-    request = ContextRequest(
-        subject_id="maya", session_id="S9", agent="reader", query=query, budget_tokens=1000
-    )
-    return services.context.build(request).model_dump(mode="json")
+    return read_context(services, "maya", query)
 
 
 def test_the_extractor_read_the_move_but_not_the_winters(services: Services) -> None:
