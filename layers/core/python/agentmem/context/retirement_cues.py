@@ -7,6 +7,9 @@ phrase it ends; the phrase ends at a clause mark or at a word that starts what f
 from __future__ import annotations
 
 import re
+from functools import cache
+
+Cue = tuple[str, int]  # a pattern and its flags, compiled by `prefiltered`
 
 WORD_OR_FIGURE = r"(?:[$€£]?\d[\d,.]*\d|[$€£]?\d|[\w'&-]+)"
 PHRASE = rf"(?P<old>{WORD_OR_FIGURE}(?:\s+{WORD_OR_FIGURE}){{0,7}}?)"
@@ -36,28 +39,29 @@ CHANGED_FROM = (
     r"(?:moved|switched|changed|went|upgraded|downgraded|relocated|transferred|converted|shifted|"
     r"raised|lowered|cut|increased|reduced|bumped|dropped|down|up)\s+from"
 )
-AFTER_CUE = re.compile(rf"\b(?:{ENDED_BY})\s+{VERB}{PHRASE}{END}", re.I)
-FROM_TO = re.compile(rf"\b{CHANGED_FROM}\s+{PHRASE}\s+to\b", re.I)
-BRACKETED = re.compile(rf"\((?:was|previously|formerly|not)\s+{PHRASE}\)", re.I)
-NOT_ANY_MORE = re.compile(rf"(?:\bnot|n't)\s+{VERB}{PHRASE}\s+any\s*more\b", re.I)
+AFTER_CUE: Cue = (rf"\b(?:{ENDED_BY})\s+{VERB}{PHRASE}{END}", re.I)
+FROM_TO: Cue = (rf"\b{CHANGED_FROM}\s+{PHRASE}\s+to\b", re.I)
+BRACKETED: Cue = (rf"\((?:was|previously|formerly|not)\s+{PHRASE}\)", re.I)
+NOT_ANY_MORE: Cue = (rf"(?:\bnot|n't)\s+{VERB}{PHRASE}\s+any\s*more\b", re.I)
 # ", not $2,300" and "not Lisbon, Porto": only a figure or a name, where "not" is a correction.
 NAME_OR_FIGURE = r"(?P<old>[$€£]?\d[\d,.]*|[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,3})"
-NOT_THAT = re.compile(rf"(?:,|\u2014|\u2013|^|\bit's|\bit\s+is)\s*[Nn]ot\s+{NAME_OR_FIGURE}{END}")
-OLD_ONE = re.compile(
-    rf"\b{NAME_OR_FIGURE}\s+(?:was|were)\s+(?:my|our|his|her|their|the)\s+(?:old|previous|former|last)\b"
+NOT_THAT: Cue = (rf"(?:,|\u2014|\u2013|^|\bit's|\bit\s+is)\s*[Nn]ot\s+{NAME_OR_FIGURE}{END}", 0)
+OLD_ONE: Cue = (
+    rf"\b{NAME_OR_FIGURE}\s+(?:was|were)\s+(?:my|our|his|her|their|the)\s+(?:old|previous|former|last)\b",
+    0,
 )
-OVER = re.compile(
+OVER: Cue = (
     rf"\b(?:take|prefer|choose|pick|taking|preferring|choosing|picking)\s+[^.;!?]{{1,40}}?\s+over\s+{PHRASE}{END}",
     re.I,
 )
 # "No, it's not bonsai — that's my sister": a correction may deny a lowercase thing, before a break.
-NOT_THIS = re.compile(rf"\bit(?:'s|\s+is|\s+was|\s+isn't)\s+not\s+{PHRASE}(?=\s*[\u2014\u2013;,])", re.I)
+NOT_THIS: Cue = (rf"\bit(?:'s|\s+is|\s+was|\s+isn't)\s+not\s+{PHRASE}(?=\s*[\u2014\u2013;,])", re.I)
 # "Glasswing Software is my partner's company": a mix-up, the name is someone else's.
 KIN = (
     r"partner|wife|husband|sister|brother|friend|colleague|mother|father|mum|mom|dad|son|daughter|"
     r"cousin|neighbou?r|boss|flatmate|roommate"
 )
-SOMEONE_ELSES = re.compile(rf"\b{NAME_OR_FIGURE}\s+(?:is|was)\s+(?:my|our)\s+(?:{KIN})'s\b")
+SOMEONE_ELSES: Cue = (rf"\b{NAME_OR_FIGURE}\s+(?:is|was)\s+(?:my|our)\s+(?:{KIN})'s\b", 0)
 
 LEADING = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|some|any|at|in|for|on)\s+)+", re.I)
 NAMES = re.compile(r"(?<![\w'])(?:[A-Z][\w'&-]+(?:\s+(?:of\s+|de\s+|la\s+)?[A-Z][\w'&-]+)*)")
@@ -83,7 +87,7 @@ NOT_A_THING = frozenset(
 
 # Each pattern runs only on a text holding one of its literals: most passages end nothing, and
 # the lazy phrase of a pattern is costly to try at every position of every passage of a read.
-PREFILTERED = (
+LITERALS: tuple[tuple[Cue, tuple[str, ...]], ...] = (
     (AFTER_CUE, ("no longer", "no more", "gave up", "giving up", "given up", "quit", "stopped", "done with",
                  "over", "dropped", "cancel", "moved", "never", "instead of", "rather than", "used to",
                  "notice", "resigned", "laid off", "let go")),
@@ -96,3 +100,11 @@ PREFILTERED = (
     (OVER, (" over ",)),
     (SOMEONE_ELSES, ("'s",)),
 )  # fmt: skip
+
+
+@cache
+def prefiltered() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """Each cue compiled, with its literals. Compiled on the first read that needs them, not at
+    import: the wiring imports the session window, and with it this module, in every function,
+    and compiling these took about 19 ms of each Lambda's cold start."""
+    return tuple((re.compile(source, flags), literals) for (source, flags), literals in LITERALS)

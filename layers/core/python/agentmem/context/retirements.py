@@ -23,7 +23,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentmem.context.retirement_cues import ABOUT_THE_TALK, FIGURES, LEADING, NAMES, NOT_A_THING, PREFILTERED
+from agentmem.context.retirement_cues import ABOUT_THE_TALK, FIGURES, LEADING, NAMES, NOT_A_THING, prefiltered
 from agentmem.context.superseded import distinctive, whole_word
 from agentmem.context.text import words
 from agentmem.model.beliefs import Belief, normalise_value
@@ -112,7 +112,7 @@ def said_over(text: str) -> tuple[Said, ...]:
     again and again and texts never change."""
     low = text.casefold()
     out: list[Said] = []
-    for pattern, literals in PREFILTERED:
+    for pattern, literals in prefiltered():
         if not any(literal in low for literal in literals):
             continue
         for m in pattern.finditer(text):

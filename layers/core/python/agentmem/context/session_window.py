@@ -18,11 +18,15 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from agentmem.context.retirements import Retirement, event_passage, retirements
 from agentmem.context.text import event_text, shingle_set, words
 from agentmem.model.events import Event
 from agentmem.ports.log import EventLog
+
+if TYPE_CHECKING:
+    from agentmem.context.retirements import Retirement
 
 WINDOW_EVENTS = 500
 MAX_CACHED_EVENTS = 20_000
@@ -37,15 +41,20 @@ class EventTerms:
     words: tuple[str, ...]
     counts: Counter[str]
     shingles: frozenset[tuple[str, ...]]
-    # What the event says is over ("I'm over Oaxacan now"): it labels older history and beliefs.
-    retired: tuple[Retirement, ...] = ()
 
     @classmethod
     def of(cls, event: Event) -> EventTerms:
-        text = event_text(event)
-        found = words(text)
-        retired = tuple(retirements([event_passage(event, text)]))
-        return cls(event, tuple(found), Counter(found), frozenset(shingle_set(found)), retired)
+        found = words(event_text(event))
+        return cls(event, tuple(found), Counter(found), frozenset(shingle_set(found)))
+
+    @cached_property
+    def retired(self) -> tuple[Retirement, ...]:
+        """What the event says is over ("I'm over Oaxacan now"): it labels older history and
+        beliefs. Scanned on the first read that asks, then kept with the window."""
+        # Imported here: every function's wiring imports this module, and only reads scan.
+        from agentmem.context.retirements import event_passage, retirements
+
+        return tuple(retirements([event_passage(self.event, event_text(self.event))]))
 
     @property
     def length(self) -> int:
