@@ -76,10 +76,12 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     yield services
 
 
-def read(services: Services, topic: str, session: str, budget: int) -> ContextResponse:
+def read(
+    services: Services, topic: str, session: str, budget: int, split: float | None = None
+) -> ContextResponse:
     query = f"What is Dana's {topic} now?"
     request = ContextRequest(
-        subject_id="dana", session_id=session, agent="qa", query=query, budget_tokens=budget
+        subject_id="dana", session_id=session, agent="qa", query=query, budget_tokens=budget, split=split
     )
     response = services.context.build(request)
     assert count_tokens(response.markdown) == response.trace.used_tokens <= budget
@@ -105,11 +107,24 @@ def test_at_500_tokens_the_answer_ranked_first_renders_in_full(
 
 
 def test_a_session_holding_the_log_shows_its_events_with_text_at_1000_tokens(services: Services) -> None:
-    """Was: 150 event candidates admitted at their heads filled the episodic half with ids."""
-    response = read(services, "employer", "log", 1000)
+    """Was: 150 event candidates admitted at their heads filled the episodic half with ids (with
+    shares; in one ranking the session's events get only what the ranking gives them)."""
+    response = read(services, "employer", "log", 1000, split=0.5)
     events = [i for i in response.items if i.source == "episodic"]
     assert sum(i.level != "identity" for i in events) >= 8
     assert identity_tokens(response) <= IDENTITY_SHARE * 1000
+
+
+def test_in_one_ranking_the_answer_leads_and_the_session_log_takes_no_share(services: Services) -> None:
+    """The session holding 370 notes is not owed half the budget: the current belief leads, the
+    old statement follows it labelled, and the shipment notes (which match nothing) fill only
+    what is left."""
+    response = read(services, "employer", "log", 1000)
+    first = response.items[0]
+    assert (first.source, first.ref.get("key"), first.level) == ("semantic", key_of("employer"), "full")
+    old = next(line for line in response.markdown.splitlines() if "employer is Northwind" in line)
+    assert "superseded" in old
+    assert response.trace.tokens_by_source.get("episodic", 0) < 500
 
 
 def test_what_did_not_fit_is_in_the_trace_with_its_reason(services: Services) -> None:

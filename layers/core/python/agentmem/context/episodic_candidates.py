@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agentmem.context.session_window import EventTerms
@@ -17,6 +17,10 @@ RRF_K = 60
 SHORT_CHARS = 240
 MAX_CANDIDATES = 150
 WEIGHTS = {"relevance": 1.0, "recency": 0.6}
+# In one ranking with the other sources (`matched` given), an event's relevance is the score its
+# passages earned in the history search; recency only breaks ties between events that match
+# about as well, and ranks the rest, which the search did not find, after everything it did.
+POOLED_WEIGHTS = {"keyword": 0.5, "recency": 0.25}
 
 BlobReader = Callable[[Event], str]
 
@@ -127,10 +131,12 @@ def episodic_candidates(
     *,
     read_blob: BlobReader,
     budget: int,
+    matched: Mapping[str, float] | None = None,
 ) -> tuple[list[Candidate], list[Dropped]]:
     """Drop what already stands as a belief, rank the rest, collapse near-duplicates among the
     best MAX_CANDIDATES (a budget cannot place more, and pairwise comparison is quadratic).
-    `window` is oldest first, as SessionWindow keeps it."""
+    `window` is oldest first, as SessionWindow keeps it. `matched`: event id -> the score its
+    passages earned in the read's one ranking (then the events are scored on that scale)."""
     dropped: list[Dropped] = []
     kept: list[EventTerms] = []
     stated = statements_by_event(beliefs)
@@ -145,9 +151,12 @@ def episodic_candidates(
     scored: list[tuple[float, EventTerms]] = []
     for recency, terms in enumerate(kept, start=1):
         rel = relevance.get(terms.event.event_id) if relevance else None
-        score = WEIGHTS["recency"] / (RRF_K + recency) + (
-            WEIGHTS["relevance"] / (RRF_K + rel) if rel else 0.0
-        )
+        if matched is None:
+            score = WEIGHTS["recency"] / (RRF_K + recency) + (
+                WEIGHTS["relevance"] / (RRF_K + rel) if rel else 0.0
+            )
+        else:
+            score = pooled_score(matched.get(terms.event.event_id), rel, recency)
         scored.append((score, terms))
     scored.sort(key=lambda pair: (-pair[0], -pair[1].event.seq))
     chosen: list[tuple[float, Event]] = []
@@ -175,6 +184,19 @@ def episodic_candidates(
         )
         candidates.append(event_candidate(event, score, inline=inline))
     return candidates, dropped
+
+
+def pooled_score(matched: float | None, keyword_rank: int | None, recency: int) -> float:
+    """An event's score in one ranking with the history passages and the beliefs: what its
+    passages earned there, else its keyword rank in the window (an event not projected yet), plus
+    a recency term too small to lift an unmatched event over a matched one."""
+    if matched is not None:
+        relevance = matched
+    elif keyword_rank is not None:
+        relevance = POOLED_WEIGHTS["keyword"] / (RRF_K + keyword_rank)
+    else:
+        relevance = 0.0
+    return relevance + POOLED_WEIGHTS["recency"] / (RRF_K + recency)
 
 
 def item_id(event: Event) -> str:

@@ -9,9 +9,9 @@ a current belief unlabelled, and never repeats one."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from agentmem.context.follow_up import (
     BELOW,
@@ -58,6 +58,18 @@ class HistoryHits:
     ranked: list[tuple[float, Passage]]
     note: str  # how the rankers were weighed
     pending_vectors: int = 0  # the subject's passages vector search could not see yet
+    similarity: Mapping[str, float] = field(default_factory=dict)  # passage id -> cosine to the query
+
+    def of_session(self, session_id: str) -> tuple[HistoryHits, dict[str, float]]:
+        """These hits without the passages of `session_id`, and each of its events' best fused
+        score: a read's own session is the episodic source's, which takes the score its events
+        earned in the one ranking."""
+        kept = [(score, p) for score, p in self.ranked if p.session_id != session_id]
+        own: dict[str, float] = {}
+        for score, p in self.ranked:
+            if p.session_id == session_id:
+                own[p.event_id] = max(score, own.get(p.event_id, 0.0))
+        return replace(self, ranked=kept), own
 
     @property
     def found(self) -> bool:
@@ -70,18 +82,28 @@ def search_k(budget: int) -> int:
 
 
 class HistorySearch:
-    """Both rankers over the subject's passages outside the reader's session (that one is the
-    episodic source's), each on a worker thread while the beliefs are searched: the keyword
+    """Both rankers over the subject's passages (outside the reader's session unless `own_session`
+    is set: then one ranking covers every session, the reader's events taking the scores they
+    earn in it), each on a worker thread while the beliefs are searched: the keyword
     search starts at once, and searches once more for what came later of the names its best hits
     say (follow_up.py) while the query is embedded; the vector search starts when the embedding
     is in, and its worker fuses the two and reads what the passages say is over, while the
     beliefs are searched on the caller's thread."""
 
     def __init__(
-        self, pool: Executor, index: PassageIndex, subject_id: str, session_id: str, query: str, budget: int
+        self,
+        pool: Executor,
+        index: PassageIndex,
+        subject_id: str,
+        session_id: str,
+        query: str,
+        budget: int,
+        *,
+        own_session: bool = False,
     ) -> None:
         self._pool, self._index, self._query = pool, index, query
-        self._subject, self._session, self._k = subject_id, session_id, search_k(budget)
+        self._subject, self._k = subject_id, search_k(budget)
+        self._session: str | None = None if own_session else session_id
         self._keyword = pool.submit(self._keywords, query)
         self._hits: Future[HistoryHits] | None = None
 
@@ -110,7 +132,7 @@ class HistorySearch:
         ranked = ranked_after(ranked, later, chased)
         for _, passage in ranked:
             said_over(passage.text)  # cached: the candidates' check then finds it read
-        return HistoryHits(ranked, note, pending)
+        return HistoryHits(ranked, note, pending, {h.passage.passage_id: h.score for h in found})
 
     def result(self) -> HistoryHits:
         if self._hits is None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
+from dataclasses import replace
+from typing import NamedTuple
 
 from agentmem.context.retirements import Retired, Retirement, later_for_belief
 from agentmem.model.beliefs import Belief, BeliefHit
-from agentmem.packing.fusion import reciprocal_rank_fusion
+from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion, term_coverage
 from agentmem.packing.model import Candidate
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import BeliefIndex
@@ -16,6 +19,7 @@ from agentmem.semantic.fold import sessions_of_last_run
 SEARCH_K = 30
 # The vector ranker understands paraphrase; BM25 only rewards shared words, so it counts less.
 WEIGHTS = {"vector": 1.0, "keyword": 0.5}
+POOLED_WEIGHTS = {"vector": 1.0, "keyword": 1.0}  # in one ranking with the passages (among_passages)
 
 
 def fuse(result_lists: dict[str, list[BeliefHit]]) -> list[tuple[float, Belief]]:
@@ -63,6 +67,42 @@ def search_keywords(
     return pool.submit(index.keyword_search, subject_id, query, SEARCH_K)
 
 
+class FoundBeliefs(NamedTuple):
+    candidates: list[Candidate]  # best first
+    beliefs: list[Belief]  # the same order
+    similarity: dict[str, float]  # doc id -> cosine to the query, for those vector search found
+    keyword_ranks: dict[str, int]  # doc id -> rank under the keyword search, for those it found
+
+
+def among_passages(found: FoundBeliefs, passage_similarity: Sequence[float], query: str) -> FoundBeliefs:
+    """The beliefs rescored in one ranking with the passages: a belief's vector term is its rank
+    by cosine among the passages and the beliefs together, so a belief that matches the query
+    worse than forty passages ranks like the forty-first passage, not like the best of the few
+    beliefs a subject has. Its keyword term is its rank among the beliefs by how many of the
+    query's words its key and sentence say (BM25 rank breaking ties; the scores of two indexes do
+    not compare, ranks within each do), at the passages' full keyword weight: a belief that says
+    what the query asks about ranks with the passage that says it best."""
+    cosines = sorted(-c for c in [*passage_similarity, *found.similarity.values()])
+    vector = {doc: bisect_left(cosines, -cosine) + 1 for doc, cosine in found.similarity.items()}
+    covered = {b.doc_id: term_coverage(query, f"{b.key.replace('_', ' ')} {b.text}") for b in found.beliefs}
+    matching = [b.doc_id for b in found.beliefs if covered[b.doc_id] > 0 or b.doc_id in found.keyword_ranks]
+    matching.sort(key=lambda doc: (-covered[doc], found.keyword_ranks.get(doc, len(found.beliefs) + 1), doc))
+    keyword = {doc: rank for rank, doc in enumerate(matching, start=1)}
+    scores = {
+        doc: sum(
+            POOLED_WEIGHTS[r] / (RRF_K + ranks[doc])
+            for r, ranks in (("vector", vector), ("keyword", keyword))
+            if doc in ranks
+        )
+        for doc in {*vector, *keyword}
+    }
+    rescored = [
+        replace(c, score=scores.get(b.doc_id, 0.0))
+        for c, b in zip(found.candidates, found.beliefs, strict=True)
+    ]
+    return found._replace(candidates=rescored)
+
+
 def semantic_candidates(
     index: BeliefIndex,
     embedder: Embedder,
@@ -70,7 +110,7 @@ def semantic_candidates(
     query: str,
     vector: Sequence[float] | None = None,
     keyword: Future[list[BeliefHit]] | None = None,
-) -> tuple[list[Candidate], list[Belief]]:
+) -> FoundBeliefs:
     """`vector` is the query's embedding when the caller already has it (the history source
     searches with the same one); `keyword`, the keyword search (`search_keywords`) when the
     caller started it on a worker thread."""
@@ -83,7 +123,12 @@ def semantic_candidates(
         else index.keyword_search(subject_id, query, SEARCH_K),
     }
     fused = fuse(hits)
-    return [belief_candidate(b, s) for s, b in fused], [b for _, b in fused]
+    return FoundBeliefs(
+        [belief_candidate(b, s) for s, b in fused],
+        [b for _, b in fused],
+        {h.belief.doc_id: h.score for h in hits["vector"]},
+        {h.belief.doc_id: rank for rank, h in enumerate(hits["keyword"], start=1)},
+    )
 
 
 def with_later_labels(

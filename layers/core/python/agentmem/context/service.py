@@ -8,7 +8,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.history_candidates import HistorySearch, history_candidates
-from agentmem.context.semantic_candidates import search_keywords, semantic_candidates, with_later_labels
+from agentmem.context.one_ranking import capped_beliefs, event_similarity, one_ranking
+from agentmem.context.semantic_candidates import (
+    among_passages,
+    search_keywords,
+    semantic_candidates,
+    with_later_labels,
+)
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicService
@@ -24,7 +30,7 @@ from agentmem.model.context import (
 )
 from agentmem.model.events import Event
 from agentmem.packing.engine import pack
-from agentmem.packing.model import Candidate, Dropped, Section
+from agentmem.packing.model import Candidate, Dropped, Packed, Section
 from agentmem.ports.log import EventLog
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.ports.tokens import EncodingName
@@ -81,6 +87,7 @@ class ContextService:
             request.session_id,
             request.query,
             request.budget_tokens,
+            own_session=request.split is None and "episodic" in request.include,
         )
         return search, passages.generation
 
@@ -111,7 +118,7 @@ class ContextService:
     ) -> tuple[list[Candidate], list[Dropped]]:
         """The candidates so far with the history's after them, and what the history left out."""
         said_after = history.said_after(beliefs)
-        hits = history.result()
+        hits, _ = history.result().of_session(request.session_id)
         in_session = [r for t in session.result()[0].events for r in t.retired] if session is not None else []
         found = history_candidates(hits, index, beliefs, request.subject_id, said_after.result(), in_session)
         notes.append(f"history: {len(found.candidates)} passage(s) of earlier sessions ranked; {found.note}")
@@ -122,11 +129,56 @@ class ContextService:
             )
         return with_later_labels(candidates, beliefs, found.retired) + found.candidates, found.dropped
 
+    def _add_skills(self, request: ContextRequest, candidates: list[Candidate], notes: list[str]) -> bool:
+        """Whether skills are a source of this read (their candidates added to `candidates`)."""
+        if "skills" not in request.include:
+            return False
+        if self._skills is None:
+            notes.append("skills: the procedural tier is switched off or not available in this deployment")
+            return False
+        candidates += self._skills().candidates(request.query)
+        return True
+
+    def _session_candidates(
+        self,
+        window: SessionWindow,
+        ranking: SessionRanking,
+        request: ContextRequest,
+        shown: list[Belief],
+        history: HistorySearch | None,
+        notes: list[str],
+    ) -> tuple[list[Candidate], list[Dropped]]:
+        """The reader's session's events; in one ranking (no `split`), scored by what their
+        passages earned in the history search."""
+        matched = None
+        if request.split is None and history is not None:
+            matched = history.result().of_session(request.session_id)[1]
+        found = episodic_candidates(
+            window.events,
+            ranking,
+            shown,
+            read_blob=self._read_blob,
+            budget=request.budget_tokens,
+            matched=matched,
+        )
+        if not window.events:
+            notes.append(f"session {request.session_id} has no events yet")
+        elif window.outside:
+            notes.append(
+                f"episodic: ranked the newest {len(window.events):,} events"
+                f" (#{window.first_seq}-#{window.last_seq}); {window.outside:,} older ones"
+                f" (#1-#{window.first_seq - 1}) lay outside the window"
+            )
+        return found
+
     def build(self, request: ContextRequest) -> ContextResponse:
         notes: list[str] = []
         candidates: list[Candidate] = []
         dropped: list[Dropped] = []
         beliefs: list[Belief] = []
+        shown: list[Belief] = []  # the beliefs that stand for the passages they came from
+        capped: set[str] = set()
+        pooled = request.split is None
         generation: int | None = None
         # The log is read and ranked on a worker thread while the beliefs are searched here:
         # SQLite, onnxruntime and numpy release the GIL, so the two overlap.
@@ -147,14 +199,20 @@ class ContextService:
                 history.search_vectors(vector)
         if "semantic" in request.include:
             generation = index.generation
-            found, beliefs = semantic_candidates(
+            found = semantic_candidates(
                 index, semantic.embedder, request.subject_id, request.query, vector, belief_words
             )
-            candidates += found
-            if not found and not index.current(request.subject_id):
+            beliefs = shown = found.beliefs
+            if pooled and history is not None:
+                hits = history.result()
+                found = among_passages(found, list(hits.similarity.values()), request.query)
+                capped = capped_beliefs(beliefs, found.similarity, event_similarity(hits))
+                shown = [b for b in beliefs if b.doc_id not in capped]
+            candidates += found.candidates
+            if not found.candidates and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            candidates, dropped = self._history(history, request, index, beliefs, notes, candidates, session)
+            candidates, dropped = self._history(history, request, index, shown, notes, candidates, session)
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:
@@ -162,28 +220,14 @@ class ContextService:
                 f"session {request.session_id} belongs to another subject", field="session_id"
             )
         if window is not None and ranking is not None:
-            found, gone = episodic_candidates(
-                window.events, ranking, beliefs, read_blob=self._read_blob, budget=request.budget_tokens
-            )
-            candidates += found
+            in_session, gone = self._session_candidates(window, ranking, request, shown, history, notes)
+            candidates += in_session
             dropped += gone
-            if not events:
-                notes.append(f"session {request.session_id} has no events yet")
-            elif window.outside:
-                notes.append(
-                    f"episodic: ranked the newest {len(events):,} events"
-                    f" (#{window.first_seq}-#{window.last_seq}); {window.outside:,} older ones"
-                    f" (#1-#{window.first_seq - 1}) lay outside the window"
-                )
-        count: Callable[[str], int] = lambda text: self._count(text, request.encoding)  # noqa: E731
-        skills = "skills" in request.include and self._skills is not None
-        if skills:
-            assert self._skills is not None
-            candidates += self._skills().candidates(request.query)
-        elif "skills" in request.include:
-            notes.append("skills: the procedural tier is switched off or not available in this deployment")
-        # Each source spends its share at full detail first, and what one leaves flows to the
-        # others (the packer's detail-first policy): passages cannot push beliefs to bare keys.
+        if pooled:
+            candidates, dropped = one_ranking(candidates, dropped, beliefs, capped, history, events, notes)
+        skills = self._add_skills(request, candidates, notes)
+        # One ranking, one pool (the default), or with `split` each source spends its share at
+        # full detail first and what one leaves flows to the others (the detail-first policy).
         shares = source_shares(request, skills=skills)
         packed = pack(
             candidates,
@@ -196,20 +240,10 @@ class ContextService:
                 Section("skills", "Skills for this task"),
             ],
             title=f"Context for {request.agent}",  # the agent knows its query: repeating it costs tokens
-            count=count,
+            count=lambda text: self._count(text, request.encoding),
             encoding=request.encoding,
+            policy="pooled" if pooled else "detail_first",
         )
-        items = [
-            ContextItem(
-                item_id=p.candidate.item_id,
-                source=p.candidate.source,
-                level=p.level_name,
-                tokens=p.tokens,
-                score=round(p.candidate.score, 6),
-                ref=dict(p.candidate.meta),
-            )
-            for p in packed.placed
-        ]
         trace = ContextTrace(
             budget_tokens=request.budget_tokens,
             used_tokens=packed.tokens,
@@ -232,16 +266,32 @@ class ContextService:
             ],
             notes=notes,
         )
-        return ContextResponse(markdown=packed.markdown, items=items, trace=trace)
+        return ContextResponse(markdown=packed.markdown, items=context_items(packed), trace=trace)
+
+
+def context_items(packed: Packed) -> list[ContextItem]:
+    return [
+        ContextItem(
+            item_id=p.candidate.item_id,
+            source=p.candidate.source,
+            level=p.level_name,
+            tokens=p.tokens,
+            score=round(p.candidate.score, 6),
+            ref=dict(p.candidate.meta),
+        )
+        for p in packed.placed
+    ]
 
 
 def source_shares(request: ContextRequest, *, skills: bool) -> dict[str, float]:
     """The episodic share is `split`; the rest is split evenly between the other sources asked
     for (semantic, history, skills). What a source leaves unused flows to the others (the
-    packer's waterfill)."""
+    packer's waterfill). Without `split` the shares only name the sources: one pool."""
     others: list[str] = [
         s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
     ]
+    if request.split is None:
+        return dict.fromkeys([*others, *(["episodic"] if "episodic" in request.include else [])], 1.0)
     shares: dict[str, float] = {s: (1.0 - request.split) / len(others) for s in others}
     if "episodic" in request.include:
         shares["episodic"] = request.split

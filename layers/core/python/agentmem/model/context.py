@@ -20,12 +20,14 @@ class ContextRequest(BaseModel):
     agent: Identifier
     query: str = Field(min_length=1, max_length=8000, pattern=r"\S")
     budget_tokens: int = Field(default=3000, ge=1, le=MAX_BUDGET)
-    split: float = Field(
-        default=0.5,
+    split: float | None = Field(
+        default=None,
         ge=0.0,
         le=1.0,
-        description="The episodic share of the budget; the other sources asked for share the rest"
-        " evenly, and what a source leaves unused flows to the others.",
+        description="Unset (the default): every source asked for competes in one ranking by the"
+        " query, and the budget goes down that ranking whatever the source. A number: the episodic"
+        " share of the budget; the other sources asked for share the rest evenly, and what a source"
+        " leaves unused flows to the others.",
     )
     encoding: Literal["o200k_base", "cl100k_base"] = "o200k_base"
     include: list[Source] = Field(

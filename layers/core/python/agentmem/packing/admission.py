@@ -8,11 +8,13 @@ back to list further items by identity only. They differ where the ranking's ord
   room; an item whose detail does not fit is listed by identity, within the identity share, and
   the walk goes on, so one huge item never leaves a source without text.
 - `ranked_prefix` (the composer): one pool, and the cut is a prefix of the ranking: the first item
-  that fits at no level ends the detail, and no item below an item that does not fit gets in."""
+  that fits at no level ends the detail, and no item below an item that does not fit gets in.
+- `pooled` (context reads): one pool, greedy in rank order: an item whose detail does not fit is
+  set aside and the walk goes on, so the budget follows the ranking alone, whatever the source."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from agentmem.packing.costs import DocumentCosts
@@ -155,3 +157,50 @@ def ranked_prefix(costs: DocumentCosts, room: int, identity_share: float) -> Adm
         levels[c.item_id] = len(c.renders) - 1
         opened.add(c.source)
     return Admission(levels, shrunk=NO_ROOM)
+
+
+def pooled(costs: DocumentCosts, room: int, sources: Collection[str], identity_share: float) -> Admission:
+    """One pool for every source in `sources`, walked best first: each item takes the fullest
+    detailed rendering (any but the last) that fits in what is left, headings included; an item
+    none of whose detailed renderings fits is set aside and the walk goes on. Then the items set
+    aside are listed at identity level, in rank order, until the first that does not fit in the
+    identity room (`identity_share` of the room, held back from the detail).
+
+    No source has a share: which source an item comes from never buys or costs it room, so the
+    document holds what the ranking puts first (a session's own log or a belief that does not
+    match the query spends nothing the ranking did not give it)."""
+    identity_room = int(room * identity_share)
+    left = room - identity_room
+    levels: dict[str, int] = {}
+    opened: set[str] = set()
+    aside: list[Candidate] = []
+
+    def heading(c: Candidate) -> int:
+        return 0 if c.source in opened else costs.headings.get(c.source, 0)
+
+    for c in costs.ranked:
+        if c.source not in sources:
+            continue
+        head = heading(c)
+        detailed = range(len(c.renders) - 1)
+        fits = next((lvl for lvl in detailed if costs.line_cost(c, lvl) + head <= left), None)
+        if fits is None:
+            aside.append(c)
+            continue
+        left -= costs.line_cost(c, fits) + head
+        levels[c.item_id] = fits
+        opened.add(c.source)
+    identity_left = identity_room
+    reasons: dict[str, str] = {}
+    for n, c in enumerate(aside):
+        cost = costs.line_cost(c, len(c.renders) - 1) + heading(c)
+        if cost > identity_left:
+            for rest in aside[n:]:  # a prefix of what was set aside: nothing skips ahead
+                reasons[rest.item_id] = (
+                    f"budget: no room for its detail, and the identity list ({identity_share:.0%}) is full"
+                )
+            break
+        identity_left -= cost
+        levels[c.item_id] = len(c.renders) - 1
+        opened.add(c.source)
+    return Admission(levels, reasons)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from agentmem.packing.admission import NO_ROOM, Admission, detail_first, ranked_prefix
+from agentmem.packing.admission import NO_ROOM, Admission, detail_first, pooled, ranked_prefix
 from agentmem.packing.costs import Counter, DocumentCosts, rank, render
 from agentmem.packing.model import Candidate, Dropped, Packed, Placed, Section
 
@@ -22,7 +22,7 @@ IDENTITY_SHARE = 0.05
 """At most this share of a read's room lists items by identity only: the share the composer
 measured best on its golden set (compose/layout.py); bench/small_budget.py measures reads."""
 
-Policy = Literal["detail_first", "ranked_prefix"]
+Policy = Literal["detail_first", "ranked_prefix", "pooled"]
 Shrink = Callable[[list[Placed]], list[Placed]]
 
 
@@ -40,7 +40,8 @@ def pack(
     policy: Policy = "detail_first",
 ) -> Packed:
     """`shares` maps each requested source to its weight in the budget (normalised here; with
-    `ranked_prefix` they only say which sources are requested: the ranking shares one pool).
+    `ranked_prefix` and `pooled` they only say which sources are requested: the ranking shares
+    one pool).
     `preamble` is fixed text placed after the title, before the sections (it counts)."""
     costs = DocumentCosts(rank(candidates), budget, sections, title, count, preamble)
     base = count(render(title, sections, [], preamble))
@@ -51,6 +52,8 @@ def pack(
         return Packed("", 0, budget, [], dropped, {}, encoding)
     if policy == "ranked_prefix":
         admission = ranked_prefix(costs, budget - base, identity_share)
+    elif policy == "pooled":
+        admission = pooled(costs, budget - base, shares.keys(), identity_share)
     else:
         admission = detail_first(costs, budget - base, shares, identity_share)
     placed, markdown, tokens = costs.exact(admission.levels)

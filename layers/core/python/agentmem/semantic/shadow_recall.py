@@ -54,7 +54,7 @@ class Recall:
 
 def answered(index: BeliefIndex, embedder: Embedder, question: BeliefQuestion, budget: int,
              count: Counter, encoding: str) -> bool:  # fmt: skip
-    candidates, beliefs = semantic_candidates(index, embedder, question.subject_id, question.question)
+    candidates, beliefs, *_ = semantic_candidates(index, embedder, question.subject_id, question.question)
     by_doc = {b.doc_id: b for b in beliefs}
     packed = pack(
         candidates, budget=budget, shares={"semantic": 1.0}, sections=SECTIONS,

@@ -1,0 +1,270 @@
+"""Build the human-conversation corpus (/work/evaldata/conversations/) from fetched snapshots.
+
+    .venv/bin/python bench/human_corpus.py [--text DIR] [--tables DIR] [--out DIR] [--propose]
+
+The dialogue is the Switchboard Dialog Act Corpus (SwDA): 1,155 real telephone conversations
+between two strangers on an assigned topic, recorded 1991-92. Two public repositories carry it:
+
+- NathanDuran/Switchboard-Corpus: every SwDA conversation as plain text, one utterance a line
+  (`speaker|text|dialog act`), disfluency markup already removed and continuations ('+') joined
+  (swda_data/{train,val,test}/<conversation_no>.txt; derived from cgpotts/swda, whose swda.zip is
+  too big for the snapshot store);
+- simonefu/Converging_to_baseline: the Switchboard-1 LDC tables (call_con_tab.csv: which caller
+  spoke on which side of each conversation; conv_tab.csv: the date; Topic_tab.csv: the topic).
+
+A caller took part in many conversations, with a different partner each time, so a caller is a
+natural subject and each of their conversations (in date order) a session. The subjects and their
+sessions are fixed in bench/data/human_conversations/labels.json; this script writes one JSON per
+subject to $AGENTMEM_EVAL_DATA/conversations/ (default /work/evaldata). Nothing it writes goes into
+the repository. An utterance keeps its line index in the source file (`index`), which is what the
+labels' evidence points at; the few leftover tags (<laughter>) are dropped.
+
+Snapshots are found under /work/.mirror/ (a bare git dir or a checkout); `--propose` prints the
+selection rule's candidates instead of building."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = ROOT / "bench" / "data" / "human_conversations" / "labels.json"
+MIRROR = Path("/work/.mirror")
+TEXT_REPO, TEXT_COMMIT = "NathanDuran/Switchboard-Corpus", "2aec5da98f15808d578c83328b871907b9d31f05"
+TABLES_REPO, TABLES_COMMIT = "simonefu/Converging_to_baseline", "2a52611412e19831844c5f52e1ea42556a1fc451"
+SPLITS = ("train", "val", "test")
+SUBJECTS, SESSIONS, MIN_CONVERSATIONS = 20, 7, 10
+
+
+def data_root() -> Path:
+    return Path(os.environ.get("AGENTMEM_EVAL_DATA", "/work/evaldata"))
+
+
+def corpus_dir() -> Path:
+    return data_root() / "conversations"
+
+
+BUILD_HINT = (
+    "fetch github:NathanDuran/Switchboard-Corpus and github:simonefu/Converging_to_baseline, then run"
+    " `.venv/bin/python bench/human_corpus.py` (writes $AGENTMEM_EVAL_DATA/conversations/)"
+)
+
+
+class Snapshot:
+    """Files of one repository at one commit: a bare git dir, a checkout's .git, or plain files."""
+
+    def __init__(self, path: Path, commit: str) -> None:
+        self.path = path
+        self.commit = commit
+        git_dir = path if (path / "objects").is_dir() else path / ".git"
+        self.git_dir = git_dir if (git_dir / "objects").is_dir() else None
+        if self.git_dir is not None:
+            head = self._git("rev-parse", "HEAD").strip()
+            if not self._has(commit):
+                print(f"warning: {path} lacks commit {commit}; reading HEAD {head}", file=sys.stderr)
+                self.commit = head
+
+    def _git(self, *args: str) -> str:
+        out = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), *args], check=True, capture_output=True
+        )
+        return out.stdout.decode("utf-8", errors="replace")
+
+    def _has(self, commit: str) -> bool:
+        probe = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
+            capture_output=True,
+        )
+        return probe.returncode == 0
+
+    def names(self, folder: str) -> list[str]:
+        if self.git_dir is not None:
+            listed = self._git("ls-tree", "--name-only", f"{self.commit}:{folder}")
+            return [n for n in listed.splitlines() if n]
+        return sorted(p.name for p in (self.path / folder).iterdir())
+
+    def read(self, name: str) -> str:
+        if self.git_dir is not None:
+            return self._git("show", f"{self.commit}:{name}")
+        return (self.path / name).read_text(encoding="utf-8", errors="replace")
+
+
+def find_snapshot(repo: str, given: Path | None) -> Path:
+    if given is not None:
+        return given
+    base = MIRROR / repo.replace("/", "+")
+    for candidate in (base / "repo", base / "repo" / ".git", base):
+        if (candidate / "objects").is_dir() or (candidate / ".git").is_dir():
+            return candidate
+    raise SystemExit(f"no snapshot of {repo} under {MIRROR}: {BUILD_HINT}")
+
+
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def clean(text: str) -> str:
+    """Readable prose: the source is already free of disfluency markup but for a few <tags>."""
+    text = _TAG.sub(" ", text)
+    text = re.sub(r"[{}\[\]#]", " ", text)
+    text = re.sub(r"\s+([,.?!])", r"\1", " ".join(text.split()))
+    return text.strip(" ,") if text.strip(" ,.") else ""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    number: int
+    path: str
+    sides: dict[str, int]  # "A"/"B" -> caller number
+    date: str  # YYYY-MM-DD
+    start: str  # HHMM
+    topic: str
+
+
+def tables(snapshot: Snapshot) -> tuple[dict[int, dict[str, int]], dict[int, tuple[str, str, int]], dict[int, str]]:
+    sides: dict[int, dict[str, int]] = {}
+    for row in csv.DictReader(io.StringIO(snapshot.read("call_con_tab.csv"))):
+        sides.setdefault(int(row["id_conv"]), {})[row["id_caller"].strip()] = int(row["id_speaker"])
+    when: dict[int, tuple[str, str, int]] = {}
+    for row in csv.reader(io.StringIO(snapshot.read("conv_tab.csv"))):
+        if row and row[0].isdigit():
+            yymmdd = row[6].strip()
+            topic = int(row[4]) if row[4].strip().isdigit() else -1
+            when[int(row[0])] = (f"19{yymmdd[:2]}-{yymmdd[2:4]}-{yymmdd[4:6]}", row[7].strip(), topic)
+    topics = {
+        int(row["id_topic"]): row["topic"].strip().lower()
+        for row in csv.DictReader(io.StringIO(snapshot.read("Topic_tab.csv")))
+    }
+    return sides, when, topics
+
+
+def conversations(text: Snapshot, table: Snapshot) -> dict[int, Conversation]:
+    sides, when, topics = tables(table)
+    found: dict[int, Conversation] = {}
+    for split in SPLITS:
+        for name in text.names(f"swda_data/{split}"):
+            if not re.fullmatch(r"\d+\.txt", name):
+                continue
+            number = int(name[:-4])
+            date, start, topic = when[number]
+            found[number] = Conversation(
+                number, f"swda_data/{split}/{name}", sides[number], date, start, topics.get(topic, str(topic))
+            )
+    return found
+
+
+def propose(found: dict[int, Conversation]) -> list[tuple[int, list[int]]]:
+    """The selection rule: the callers with the most SwDA conversations (ties: lower caller number),
+    each with their first SESSIONS conversations in date order."""
+    by_caller: dict[int, list[Conversation]] = {}
+    for conv in found.values():
+        for caller in conv.sides.values():
+            by_caller.setdefault(caller, []).append(conv)
+    ranked = sorted(
+        (c for c in by_caller if len(by_caller[c]) >= MIN_CONVERSATIONS),
+        key=lambda c: (-len(by_caller[c]), c),
+    )
+    return [
+        (c, [v.number for v in sorted(by_caller[c], key=lambda v: (v.date, v.start, v.number))][:SESSIONS])
+        for c in ranked[:SUBJECTS]
+    ]
+
+
+def utterances(text: Snapshot, conv: Conversation) -> list[dict[str, Any]]:
+    rows = []
+    for index, line in enumerate(text.read(conv.path).splitlines()):
+        side, _, rest = line.partition("|")
+        body, _, act = rest.rpartition("|")
+        content = clean(body)
+        if side not in conv.sides or not content:
+            continue  # the index stays the source line: labels point at it
+        rows.append(
+            {"index": index, "side": side, "speaker": f"caller-{conv.sides[side]}", "act": act, "text": content}
+        )
+    return rows
+
+
+def build(text: Snapshot, table: Snapshot, labels: dict[str, Any], out: Path) -> list[Path]:
+    found = conversations(text, table)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for subject in labels["subjects"]:
+        caller = int(subject["caller"])
+        sessions = []
+        for number, conv_no in enumerate(subject["sessions"], start=1):
+            conv = found[int(conv_no)]
+            side = next(s for s, c in conv.sides.items() if c == caller)
+            partner = next(c for s, c in conv.sides.items() if s != side)
+            sessions.append(
+                {
+                    "number": number,
+                    "conversation_id": conv.number,
+                    "source_file": conv.path,
+                    "date": conv.date,
+                    "topic": conv.topic,
+                    "subject_side": side,
+                    "partner": f"caller-{partner}",
+                    "utterances": utterances(text, conv),
+                }
+            )
+        document = {
+            "subject_id": subject["subject_id"],
+            "caller": f"caller-{caller}",
+            "split": subject["split"],
+            "source": {"text": f"{TEXT_REPO}@{text.commit}", "tables": f"{TABLES_REPO}@{table.commit}"},
+            "sessions": sessions,
+        }
+        path = out / f"{subject['subject_id']}.json"
+        path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The labels and the built corpus of each labelled subject (of `split`, or all); exits with
+    how to build the corpus when it is missing."""
+    labels = json.loads(LABELS.read_text(encoding="utf-8"))
+    chosen = [s for s in labels["subjects"] if split in (None, "all", s["split"])]
+    subjects = []
+    for subject in chosen:
+        path = corpus_dir() / f"{subject['subject_id']}.json"
+        if not path.exists():
+            raise SystemExit(f"the corpus is not built: {path} is missing. To build it: {BUILD_HINT}")
+        built = json.loads(path.read_text(encoding="utf-8"))
+        if [s["conversation_id"] for s in built["sessions"]] != [int(c) for c in subject["sessions"]]:
+            raise SystemExit(f"{path} does not match labels.json (stale build?): rebuild it. {BUILD_HINT}")
+        subjects.append(built)
+    return labels, subjects
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--text", type=Path, help=f"snapshot of {TEXT_REPO} (default: under {MIRROR})")
+    parser.add_argument("--tables", type=Path, help=f"snapshot of {TABLES_REPO} (default: under {MIRROR})")
+    parser.add_argument("--out", type=Path, help="where the subjects go (default $AGENTMEM_EVAL_DATA/conversations)")
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--propose", action="store_true", help="print the selection rule's subjects")
+    args = parser.parse_args()
+    text = Snapshot(find_snapshot(TEXT_REPO, args.text), TEXT_COMMIT)
+    table = Snapshot(find_snapshot(TABLES_REPO, args.tables), TABLES_COMMIT)
+    if args.propose:
+        found = conversations(text, table)
+        for caller, convs in propose(found):
+            print(json.dumps({"caller": caller, "sessions": convs, "topics": [found[c].topic for c in convs]}))
+        return
+    labels = json.loads(args.labels.read_text(encoding="utf-8"))
+    written = build(text, table, labels, args.out or corpus_dir())
+    events = sum(len(s["utterances"]) for p in written for s in json.loads(p.read_text())["sessions"])
+    print(f"wrote {len(written)} subjects, {events:,} utterances to {(args.out or corpus_dir())}")
+
+
+if __name__ == "__main__":
+    main()
