@@ -36,7 +36,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +59,13 @@ EXECUTIVE_LABELS = (
     "chief of state:", "head of government:", "cabinet:", "elections:", "election results:",
     "elections/appointments:", "election/appointments:", "note:",
 )  # fmt: skip
-CAPITAL_LABELS = ("geographic coordinates:", "time difference:", "note:", "etymology:", "daylight saving time:")
+CAPITAL_LABELS = (
+    "geographic coordinates:",
+    "time difference:",
+    "note:",
+    "etymology:",
+    "daylight saving time:",
+)
 COUNTRY_ROW = re.compile(
     r"\(\s*(\d+),\s*(\d+),\s*N'((?:[^']|'')*)',\s*N'((?:[^']|'')*)',\s*N'((?:[^']|'')*)',\s*(?:\d+|NULL)\s*\)"
 )
@@ -77,7 +82,8 @@ def statements_path(root: Path | None = None) -> Path:
 
 
 def load_labels(path: Path = LABELS) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    labels: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return labels
 
 
 def text_hash(text: str) -> str:
@@ -102,7 +108,9 @@ def git_dir_of(path: Path) -> Path:
 
 def has_commit(git_dir: Path, commit: str) -> bool:
     probe = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True
+        ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
+        capture_output=True,
+        check=False,
     )
     return probe.returncode == 0
 
@@ -139,7 +147,9 @@ def countries(source: Source) -> dict[int, tuple[int, str, str]]:
     return {int(m[1]): (int(m[2]), unquote(m[3]).lower(), unquote(m[4])) for m in COUNTRY_ROW.finditer(sql)}
 
 
-def edition(source: Source, year: int, ids: dict[int, tuple[int, str, str]]) -> dict[str, tuple[str, dict[str, str]]]:
+def edition(
+    source: Source, year: int, ids: dict[int, tuple[int, str, str]]
+) -> dict[str, tuple[str, dict[str, str]]]:
     """FIPS code -> (name, {field name: content}) for one edition; the first of a repeated field."""
     sql = gzip.decompress(source.show(f"data/fields/country_fields_{year}.sql.gz")).decode("utf-8")
     out: dict[str, tuple[str, dict[str, str]]] = {}
@@ -222,7 +232,9 @@ def build(labels: dict[str, Any], source: Source) -> list[dict[str, str]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repo", type=Path, default=None, help="a git dir holding the pinned commit")
     parser.add_argument("--out", type=Path, default=None, help="eval data root (default $AGENTMEM_EVAL_DATA)")
     args = parser.parse_args()
@@ -235,7 +247,8 @@ def main() -> None:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     (out.parent / "source.json").write_text(
-        json.dumps({**labels["source"], "git_dir": str(source.git_dir), "statements": len(rows)}, indent=2) + "\n",
+        json.dumps({**labels["source"], "git_dir": str(source.git_dir), "statements": len(rows)}, indent=2)
+        + "\n",
         encoding="utf-8",
     )
     print(f"wrote {len(rows)} statements to {out} (from {REPO_NAME}@{source.commit[:12]})")

@@ -61,6 +61,7 @@ from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
 from agentmem.adapters.tokens import count_tokens
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
+from agentmem.context.versions import version_of
 from agentmem.entrypoints.cli import local_worker
 from agentmem.entrypoints.server import LocalServer
 from agentmem.settings import Settings
@@ -131,9 +132,13 @@ def load(split: str) -> tuple[dict[str, Any], list[Statement]]:
     for s in labels["statements"]:
         text = texts.get(s["id"])
         if text is None or text_hash(text) != s["sha256"]:
-            raise SystemExit(f"{path} does not match the labels at {s['id']}: rebuild it (bench/knowledge_corpus.py)")
+            raise SystemExit(
+                f"{path} does not match the labels at {s['id']}: rebuild it (bench/knowledge_corpus.py)"
+            )
         if split in ("all", s["split"]):
-            statements.append(Statement(s["id"], s["entity"], s["attribute"], s["value"], s["as_of"], s["split"], text))
+            statements.append(
+                Statement(s["id"], s["entity"], s["attribute"], s["value"], s["as_of"], s["split"], text)
+            )
     return labels, statements
 
 
@@ -190,11 +195,11 @@ def belief_audit(
         chain_pairs = {
             by_event[p["event_id"]].pair for v in chain for p in v["provenance"] if p["event_id"] in by_event
         }
-        flagged = bool(b["flag"]) or any(v["verdict"] == "CONFLICT" or v["flag"] for v in chain)
+        is_flagged = bool(b["flag"]) or any(v["verdict"] == "CONFLICT" or v["flag"] for v in chain)
         correct = len(pairs) == 1 and value_ok and chain_pairs == pairs
         rows.append({
             "doc_id": b["doc_id"], "key": b["key"], "value": b["value"], "verdict": b["verdict"],
-            "versions": len(chain), "flagged": flagged, "correct": correct,
+            "versions": len(chain), "flagged": is_flagged, "correct": correct,
             "statements": [s.id for s in stated], "pairs": sorted(" / ".join(p) for p in chain_pairs),
         })  # fmt: skip
     made = len(rows)
@@ -232,6 +237,23 @@ def pair_audit(
     return summary, rows
 
 
+def version_audit(pairs: Sequence[dict[str, Any]], by_id: dict[str, Statement]) -> dict[str, Any]:
+    """The same pairs through the read's own test (agentmem.context.versions), which needs no
+    extraction: would a read join the two statements as versions of one fact?"""
+    rows = []
+    for p in pairs:
+        old, new = sorted((by_id[p["a"]], by_id[p["b"]]), key=lambda s: (s.as_of, s.id))
+        rows.append((p["join"], version_of(old.text, new.text) is not None))
+    apart = [joined for must, joined in rows if not must]
+    together = [joined for must, joined in rows if must]
+    return {
+        "must_not_join": len(apart), "kept_apart": apart.count(False),
+        "join_precision": round(apart.count(False) / len(apart), 4) if apart else 0.0,
+        "must_join": len(together), "joined": together.count(True),
+        "join_recall": round(together.count(True) / len(together), 4) if together else 0.0,
+    }  # fmt: skip
+
+
 def share(rows: Sequence[dict[str, Any]], get: Any) -> float:
     values = [get(r) for r in rows]
     values = [v for v in values if v is not None]
@@ -265,13 +287,25 @@ def run(labels: dict[str, Any], statements: list[Statement], split: str) -> dict
             by_event = {refs[s.id].event_id: s for s in statements}
             by_seq = {(r.session_id, r.seq): r.event_id for r in refs.values()}
             naive = NaiveRetriever(MiniLmEmbedder().embed, count_tokens)
-            naive.index(SUBJECT, [Doc(refs[s.id].event_id, line_of(refs[s.id].session_id, refs[s.id].seq,
-                                                                      "research", s.text)) for s in statements])
+            naive.index(
+                SUBJECT,
+                [
+                    Doc(
+                        refs[s.id].event_id,
+                        line_of(refs[s.id].session_id, refs[s.id].seq, "research", s.text),
+                    )
+                    for s in statements
+                ],
+            )
             started = time.perf_counter()
-            rows = [ask(client, naive, q, by_id, refs, by_event, by_doc, by_seq, pair_values, entities) for q in asked]
+            rows = [
+                ask(client, naive, q, by_id, refs, by_event, by_doc, by_seq, pair_values, entities)
+                for q in asked
+            ]
             read_seconds = time.perf_counter() - started
     belief_summary, belief_rows = belief_audit(beliefs, versions, by_event, pair_values)
     pair_summary, pair_rows = pair_audit(pairs, versions, refs)
+    version_summary = version_audit(pairs, by_id)
     updated = [r for r in rows if r["superseded"]]
     cells = {}
     for system in ("agentmem", "naive"):
@@ -291,10 +325,13 @@ def run(labels: dict[str, Any], statements: list[Statement], split: str) -> dict
         "questions": len(rows), "updated_questions": len(updated), "pairs": len(pairs),
         "append_seconds": round(append_seconds, 2), "project_seconds": round(project_seconds, 2),
         "read_seconds": round(read_seconds, 2),
-        "statements_in_a_belief": round(sum(refs[s.id].event_id in covered for s in statements) / len(statements), 4),
-        "top1_current": share(rows, lambda r: r["top1"]), "top1_current_updated": share(updated, lambda r: r["top1"]),
+        "statements_in_a_belief": round(
+            sum(refs[s.id].event_id in covered for s in statements) / len(statements), 4
+        ),
+        "top1_current": share(rows, lambda r: r["top1"]),
+        "top1_current_updated": share(updated, lambda r: r["top1"]),
         "top1_right_fact": share(rows, lambda r: r["top1_fact"]),
-        "context": cells, "beliefs": belief_summary, "pair_audit": pair_summary,
+        "context": cells, "beliefs": belief_summary, "pair_audit": pair_summary, "version_pairs": version_summary,
         "per_question": rows, "belief_rows": belief_rows, "pair_rows": pair_rows,
     }  # fmt: skip
 
@@ -317,13 +354,16 @@ def ask(
     superseded = Value(" / ".join(q["superseded"]), old_forms) if old_forms else None
     evidence = [refs[q["current_statement"]]]
     question = Question(
-        question_id=q["id"], subject_id=SUBJECT, slot=q["attribute"], category="knowledge", text=q["question"],
+        question_id=q["id"], subject_id=SUBJECT, slot=q["attribute"], category="knowledge",
+        text=q["question"],
         current=current, superseded=superseded, evidence=(q["current_statement"],),
         superseded_evidence=tuple(q["superseded_statements"]), first_session=0,
     )  # fmt: skip
     hits = client.request("POST", f"/v1/subjects/{SUBJECT}/beliefs/search", {"query": q["question"], "k": 1})
     top = hits["items"][0]["belief"] if hits["items"] else None
-    top_pairs = {by_event[p["event_id"]].pair for p in (top["provenance"] if top else []) if p["event_id"] in by_event}
+    top_pairs = {
+        by_event[p["event_id"]].pair for p in (top["provenance"] if top else []) if p["event_id"] in by_event
+    }
     row: dict[str, Any] = {
         "id": q["id"], "question": q["question"], "current": q["current"], "superseded": q["superseded"],
         "top1": top is not None and says(current.forms, top["value"]),
@@ -333,7 +373,8 @@ def ask(
     clauses = {evidence[0].event_id: by_id[q["current_statement"]].text}
     ranked = naive.rank(SUBJECT, q["question"])
     for budget in BUDGETS:
-        body = {"subject_id": SUBJECT, "session_id": READER_SESSION, "agent": "reader", "query": q["question"],
+        body = {"subject_id": SUBJECT, "session_id": READER_SESSION, "agent": "reader",
+                "query": q["question"],
                 "budget_tokens": budget}  # fmt: skip
         response = client.request("POST", "/v1/context", body)
         full = agentmem_reading(response, question, by_doc, by_seq, clauses)
@@ -366,7 +407,9 @@ def misses(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -377,7 +420,8 @@ def main() -> None:
     print(f"  {len(statements)} statements ({args.split}), appending ...", flush=True)
     result = run(labels, statements, args.split)
     b, p = result["beliefs"], result["pair_audit"]
-    print(f"\n{result['statements']} statements, {result['entities']} entities, {result['questions']} questions "
+    print(f"\n{result['statements']} statements, {result['entities']} entities, "
+          f"{result['questions']} questions "
           f"({result['updated_questions']} updated), {result['pairs']} pairs; "
           f"projected in {result['project_seconds']:.1f} s\n")  # fmt: skip
     print_table(
@@ -399,15 +443,22 @@ def main() -> None:
           f"{c['current_first']:.1%}", f"{c['old_unlabelled']:.1%}", f"{c['tokens_mean']:.0f}"]
          for cell, c in result["context"].items()],
     )  # fmt: skip
+    v = result["version_pairs"]
+    print(f"\nversions without extraction (context/versions.py) on the same pairs: kept apart "
+          f"{v['kept_apart']}/{v['must_not_join']} = {v['join_precision']:.1%} (must_not_join), joined "
+          f"{v['joined']}/{v['must_join']} = {v['join_recall']:.1%} (must_join)")  # fmt: skip
     missed = misses(result)
     MISSES.write_text(json.dumps(missed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\n{len(missed)} questions with a miss written to {MISSES}")
     document = {
-        "meta": {"split": args.split, "subject": SUBJECT, "budgets": list(BUDGETS), "source": labels["source"],
+        "meta": {"split": args.split, "subject": SUBJECT, "budgets": list(BUDGETS),
+                 "source": labels["source"],
                  "load_average_1m_at_end": round(os.getloadavg()[0], 2),
                  **environment(time.perf_counter() - started)},
         **{k: v for k, v in result.items() if k != "per_question"},
-        "per_question": [{k: v for k, v in r.items() if k != "agentmem_markdown"} for r in result["per_question"]],
+        "per_question": [
+            {k: v for k, v in r.items() if k != "agentmem_markdown"} for r in result["per_question"]
+        ],
     }  # fmt: skip
     write_results(document, args.out, started)
 

@@ -262,10 +262,12 @@ def history_candidates(
     subject_id: str,
     said_after: Sequence[Passage] = (),
     in_session: Sequence[Retirement] = (),
+    standing: set[str] | None = None,
 ) -> HistoryCandidates:
     """`said_after`: passages that say a shown belief's value after it was last stated
     (`HistorySearch.said_after`); they rank after the rest, and their retirements count.
-    `in_session`: what the reader's own session says is over, which labels history too."""
+    `in_session`: what the reader's own session says is over, which labels history too.
+    `standing`: the doc ids of the beliefs that may stand for a passage (all when None)."""
     fused, note = hits.ranked, hits.note
     ranked_ids = {p.passage_id for _, p in fused}
     floor = fused[-1][0] * BELOW if fused else 1.0
@@ -273,7 +275,8 @@ def history_candidates(
     current = CurrentBeliefs(beliefs, subject_id)
     replaced = replaced_values(shown)
     retired = Retired([*in_session, *retirements([*(passage for _, passage in fused), *in_beliefs(shown)])])
-    shown_ids = {b.doc_id for b in shown if b.current}
+    # The beliefs a passage may be dropped for; every shown belief still labels what it replaced.
+    shown_ids = {b.doc_id for b in shown if b.current and (standing is None or b.doc_id in standing)}
     candidates: list[Candidate] = []
     dropped: list[Dropped] = []
     # Boilerplate said in many sessions is worth one line: the best-ranked one stands for the rest.

@@ -128,7 +128,8 @@ def order_versions(
     candidates: Sequence[Candidate], statements: Mapping[str, Statement]
 ) -> tuple[list[Candidate], list[Version]]:
     """The candidates with each version pair among the best VERSION_POOL statements settled: the
-    newer takes the better score, the older follows it, labelled with the newer sentence."""
+    newer takes the better score, and the older ranks below it (never higher than it was),
+    labelled with the newer sentence."""
     ranked = sorted(candidates, key=lambda c: (-c.score, c.item_id))
     pool = [statements[c.item_id] for c in ranked if c.item_id in statements][:VERSION_POOL]
     versions = find_versions(pool)
@@ -139,7 +140,7 @@ def order_versions(
         old, new = by_id[version.older], by_id[version.newer]
         top = max(old.score, new.score)
         by_id[version.newer] = replace(new, score=top)
-        old = replace(old, score=top * BELOW)
+        old = replace(old, score=min(old.score, top * BELOW))  # an old version never rises
         if not old.meta.get("superseded"):  # an extracted value's label already says what replaced it
             old = labelled(old, f"superseded by {where(new)}: “{quoted(version.quote)}”")
         by_id[version.older] = old

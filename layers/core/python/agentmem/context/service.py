@@ -112,15 +112,25 @@ class ContextService:
         request: ContextRequest,
         index: BeliefIndex | None,
         beliefs: list[Belief],
+        standing: list[Belief],
         notes: list[str],
         candidates: list[Candidate],
         session: Future[tuple[SessionWindow, SessionRanking]] | None,
     ) -> tuple[list[Candidate], list[Dropped]]:
-        """The candidates so far with the history's after them, and what the history left out."""
+        """The candidates so far with the history's after them, and what the history left out
+        (`standing`: the beliefs a passage may be dropped for)."""
         said_after = history.said_after(beliefs)
         hits, _ = history.result().of_session(request.session_id)
         in_session = [r for t in session.result()[0].events for r in t.retired] if session is not None else []
-        found = history_candidates(hits, index, beliefs, request.subject_id, said_after.result(), in_session)
+        found = history_candidates(
+            hits,
+            index,
+            beliefs,
+            request.subject_id,
+            said_after.result(),
+            in_session,
+            standing={b.doc_id for b in standing},
+        )
         notes.append(f"history: {len(found.candidates)} passage(s) of earlier sessions ranked; {found.note}")
         pending = hits.pending_vectors
         if pending:
@@ -212,7 +222,9 @@ class ContextService:
             if not found.candidates and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            candidates, dropped = self._history(history, request, index, shown, notes, candidates, session)
+            candidates, dropped = self._history(
+                history, request, index, beliefs, shown, notes, candidates, session
+            )
         window, ranking = session.result() if session is not None else (None, None)
         events: list[Event] = [t.event for t in window.events] if window is not None else []
         if events and events[0].subject_id != request.subject_id:

@@ -10,17 +10,18 @@ look-alikes about other things apart, since the changed span may be what the sen
 rather than what it says of it:
 - a change at the very start is the sentence's topic changing ("Alice works at Acme" / "Bruno
   works at Acme"), not its value;
-- when the shared words still hold a figure and the changed spans hold none, the figure is the
-  value and the span a different thing it is said of ("the population of Ashby was 900" /
-  "the population of Barton was 900");
+- when the shared words still hold a figure or a name and the changed spans hold neither, that
+  is the value and the span a different thing it is said of ("the population of Ashby was 900" /
+  "the population of Barton was 900", "my sister lives in Paris" / "my brother lives in Paris");
 - two sentences of one event are a list, not a change of mind.
-bench/human_knowledge.py reports the precision on pairs that must not be joined."""
+bench/knowledge_prose.py reports the precision on pairs that must not be joined."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 # Words of any script; a figure keeps its separators ("1,204", "3.5", "10:30").
@@ -28,9 +29,11 @@ _TOKEN = re.compile(r"\w+(?:[.,:]\w+)*")
 _SENTENCE = re.compile("(?<=[.!?\u3002\uff01\uff1f])\\s+")  # and the ideographic full stops
 _DIGIT = re.compile(r"\d")
 
-MAX_SPAN = 4  # words a changed value may take on either side
-MIN_SHARED = 4  # words the two sentences must share outside it
-MIN_SHARED_SHARE = 0.5  # ... and at least half of the longer sentence
+MAX_SPAN = 4  # words a changed value may always take on either side ...
+MAX_SPAN_SHARE = 0.6  # ... or this share of the longer sentence (a name and a date changed together)
+MIN_SHARED = 3  # words the two sentences must share outside it
+MIN_SHARED_SHARE = 0.4  # ... and this share of the longer sentence
+MIN_SENTENCE = 4  # shorter pieces say too little to be compared
 MAX_SENTENCE = 60  # longer sentences are paragraphs: one changed span says little about them
 
 
@@ -61,7 +64,11 @@ def sentences(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], 
     out = []
     for sentence in _SENTENCE.split(text.strip()):
         written = tuple(_TOKEN.findall(sentence))
-        if 0 < len(written) <= MAX_SENTENCE:
+        # A piece that opens in lower case or a bracket is the tail of a sentence cut at an
+        # abbreviation ("Joseph R. BIDEN Jr. (since ..."): what it is about is in the piece before.
+        if sentence[:1].islower() or sentence[:1] in "([{\"'":
+            continue
+        if MIN_SENTENCE <= len(written) <= MAX_SENTENCE:
             out.append((sentence, tuple(w.casefold() for w in written), written))
     return tuple(out)
 
@@ -83,7 +90,8 @@ def changed_span(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int] | N
         suffix += 1
     a_end, b_end = len(a) - suffix, len(b) - suffix
     span_a, span_b = a_end - prefix, b_end - prefix
-    if prefix == 0 or not 0 < span_a <= MAX_SPAN or not 0 < span_b <= MAX_SPAN:
+    longest = max(MAX_SPAN, int(MAX_SPAN_SHARE * max(len(a), len(b))))
+    if prefix == 0 or not 0 < span_a <= longest or not 0 < span_b <= longest:
         return None
     shared = prefix + suffix
     if shared < MIN_SHARED or shared < MIN_SHARED_SHARE * max(len(a), len(b)):
@@ -91,8 +99,40 @@ def changed_span(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int] | N
     return prefix, a_end, b_end
 
 
-def _has_figure(words: Sequence[str]) -> bool:
-    return any(_DIGIT.search(w) for w in words)
+def _figures_and_names(written: Sequence[str], start: int) -> tuple[bool, bool]:
+    """Whether the words (as written, the first at position `start` of its sentence) hold a figure,
+    and a name: a capitalised word of two letters or more that does not open the sentence."""
+    figure = any(_DIGIT.search(w) for w in written)
+    name = any(n + start > 0 and len(w) > 1 and w[0].isupper() for n, w in enumerate(written))
+    return figure, name
+
+
+def _said_of_another(shared: tuple[bool, bool], changed: tuple[bool, bool]) -> bool:
+    """The shared words hold the value and the changed span what it is said of: a figure kept
+    while the span changes none, or a name kept while the span changes neither a figure nor a
+    name (a figure in the span is a value even where every noun is capitalised, as in German)."""
+    (shared_figure, shared_name), (span_figure, span_name) = shared, changed
+    return (shared_figure and not span_figure) or (shared_name and not (span_figure or span_name))
+
+
+def _only_values_changed(old: Sequence[str], new: Sequence[str], start: int) -> bool:
+    """Whether the words that differ inside the changed region (the words both sides keep there
+    aligned away) are values alone: figures and names, or, where none is, one short run of plain
+    words ("hiking" / "swimming"). A region that changes a figure and a plain word with it
+    ("Birth rate: 12.33 births" / "Death rate: 8.35 deaths") changes what is measured, not only
+    the measure: another attribute."""
+    matcher = SequenceMatcher(a=[w.casefold() for w in old], b=[w.casefold() for w in new], autojunk=False)
+    changed = [
+        (side, n)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+        for side, n in [*(("old", i) for i in range(i1, i2)), *(("new", j) for j in range(j1, j2))]
+    ]
+    words = {"old": old, "new": new}
+    valued = [any(_figures_and_names([words[side][n]], start + n)) for side, n in changed]
+    if any(valued):
+        return all(valued)
+    return len(old) <= MAX_SPAN and len(new) <= MAX_SPAN
 
 
 def version_of(older: str, newer: str) -> tuple[str, str, str] | None:
@@ -105,8 +145,14 @@ def version_of(older: str, newer: str) -> tuple[str, str, str] | None:
                 continue
             prefix, old_end, new_end = span
             old_value, new_value = old_written[prefix:old_end], new_written[prefix:new_end]
-            shared = [*old_words[:prefix], *old_words[old_end:]]
-            if _has_figure(shared) and not (_has_figure(old_value) or _has_figure(new_value)):
+            head, tail = (
+                _figures_and_names(old_written[:prefix], 0),
+                _figures_and_names(old_written[old_end:], 1),
+            )
+            old_span, new_span = _figures_and_names(old_value, prefix), _figures_and_names(new_value, prefix)
+            shared = (head[0] or tail[0], head[1] or tail[1])
+            changed = (old_span[0] or new_span[0], old_span[1] or new_span[1])
+            if _said_of_another(shared, changed) or not _only_values_changed(old_value, new_value, prefix):
                 continue
             return sentence, " ".join(old_value), " ".join(new_value)
     return None
