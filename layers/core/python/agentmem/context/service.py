@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
 from agentmem.context.history_candidates import HistorySearch, history_candidates
 from agentmem.context.one_ranking import capped_beliefs, event_similarity, one_ranking
+from agentmem.context.response import context_items, episodic_window, source_shares
 from agentmem.context.semantic_candidates import (
     among_passages,
     search_keywords,
@@ -21,16 +22,14 @@ from agentmem.episodic.service import EpisodicService
 from agentmem.errors import NotFoundError
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.context import (
-    ContextItem,
     ContextRequest,
     ContextResponse,
     ContextTrace,
     DroppedItem,
-    EpisodicWindow,
 )
 from agentmem.model.events import Event
 from agentmem.packing.engine import pack
-from agentmem.packing.model import Candidate, Dropped, Packed, Section
+from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports.log import EventLog
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.ports.tokens import EncodingName
@@ -279,45 +278,3 @@ class ContextService:
             notes=notes,
         )
         return ContextResponse(markdown=packed.markdown, items=context_items(packed), trace=trace)
-
-
-def context_items(packed: Packed) -> list[ContextItem]:
-    return [
-        ContextItem(
-            item_id=p.candidate.item_id,
-            source=p.candidate.source,
-            level=p.level_name,
-            tokens=p.tokens,
-            score=round(p.candidate.score, 6),
-            ref=dict(p.candidate.meta),
-        )
-        for p in packed.placed
-    ]
-
-
-def source_shares(request: ContextRequest, *, skills: bool) -> dict[str, float]:
-    """The episodic share is `split`; the rest is split evenly between the other sources asked
-    for (semantic, history, skills). What a source leaves unused flows to the others (the
-    packer's waterfill). Without `split` the shares only name the sources: one pool."""
-    others: list[str] = [
-        s for s in ("semantic", "history", "skills") if s in request.include and (s != "skills" or skills)
-    ]
-    if request.split is None:
-        return dict.fromkeys([*others, *(["episodic"] if "episodic" in request.include else [])], 1.0)
-    shares: dict[str, float] = {s: (1.0 - request.split) / len(others) for s in others}
-    if "episodic" in request.include:
-        shares["episodic"] = request.split
-    if all(v == 0 for v in shares.values()):
-        shares = dict.fromkeys(shares, 1.0)
-    return shares
-
-
-def episodic_window(window: SessionWindow) -> EpisodicWindow:
-    return EpisodicWindow(
-        size=window.size,
-        ranked=len(window.events),
-        first_seq=window.first_seq or None,
-        last_seq=window.last_seq or None,
-        outside=window.outside,
-        outside_seqs=(1, window.first_seq - 1) if window.outside else None,
-    )
