@@ -239,6 +239,8 @@ def history_candidates(
     # (a date, a session number), which drops 3-shingle overlap to about 0.75 on a short sentence;
     # one changed word mid-sentence, as in a changed fact, stays below 0.7.
     seen = NearDuplicates(HISTORY_DUPLICATE_THRESHOLD)
+    kept_at: dict[int, int] = {}  # index in `fused` -> index in `candidates`
+    holder: dict[int, Passage] = {}  # index in `fused` -> the passage shown in its place
     for n, (score, passage) in enumerate(fused):
         labels, covering = check(passage, current, shown_ids) if passage.stated else ([], [])
         # An old value said in words the extractor did not read is labelled all the same.
@@ -251,12 +253,24 @@ def history_candidates(
         # So is a phrase a later passage says is over, whether or not anything extracted it.
         labels += [r.label for r in later_for_passage(passage, retired)[:MAX_LATER_LABELS]]
         twin = seen.add(n, shingle_set(words(passage.text)))
-        if twin is not None:
-            dropped.append(
-                Dropped(item_id(passage), "history", f"near-duplicate of {item_id(fused[twin][1])}")
-            )
+        if twin is None:
+            kept_at[n], holder[n] = len(candidates), passage
+            candidates.append(passage_candidate(passage, score, labels))
             continue
-        candidates.append(passage_candidate(passage, score, labels))
+        kept = holder[twin]
+        if words(passage.text) == words(kept.text) and (passage.stated_at, passage.seq) > (
+            kept.stated_at,
+            kept.seq,
+        ):
+            # The same words said again later: the last saying stands for the rest, at the best
+            # one's place (a restated fact's current evidence is its last statement). Only the
+            # same words: near-duplicates can be about other things ("King CHARLES III" of two
+            # realms), and there the best-ranked one stays.
+            candidates[kept_at[twin]] = passage_candidate(passage, fused[twin][0], labels)
+            holder[twin] = passage
+            dropped.append(Dropped(item_id(kept), "history", f"said again as {item_id(passage)}"))
+            continue
+        dropped.append(Dropped(item_id(passage), "history", f"near-duplicate of {item_id(kept)}"))
     return HistoryCandidates(candidates, dropped, note, retired)
 
 
