@@ -226,8 +226,21 @@ def run(subjects_n: int, sessions_n: int, budgets: Sequence[int], seed: int) -> 
         "beliefs": belief_aims(subjects, beliefs),
         "bars": {
             "projection_events_per_s": bar(round(rate, 1), PROJECT_RATE_MIN, ">=", "events/s"),
+            **never_below_naive(rows, "agentmem+history"),
         },
         "questions": per_question,
+    }
+
+
+def never_below_naive(rows: Sequence[dict[str, Any]], system: str) -> dict[str, Any]:
+    """One bar per budget: the read's evidence recall at least the naive retriever's in this run."""
+    recall = {(r["system"], r["budget"]): r["evidence_recall"] for r in rows if r.get("status") == "measured"}
+    return {
+        f"evidence_vs_naive_at_{budget}": bar(
+            round(recall[(system, budget)] - recall[("naive", budget)], 4), 0.0, ">=", "(agentmem - naive)"
+        )
+        for budget in BUDGETS
+        if (system, budget) in recall and ("naive", budget) in recall
     }
 
 

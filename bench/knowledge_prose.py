@@ -55,7 +55,7 @@ from conversation_text import Value, says
 from conversations import line_of
 from knowledge_corpus import load_labels, statements_path, text_hash
 from naive_retriever import Doc, NaiveRetriever
-from report import environment, print_table, write_results
+from report import bar, environment, print_table, write_results
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
 from agentmem.adapters.tokens import count_tokens
@@ -254,6 +254,30 @@ def version_audit(pairs: Sequence[dict[str, Any]], by_id: dict[str, Statement]) 
     }  # fmt: skip
 
 
+def prose_bars(result: dict[str, Any]) -> dict[str, Any]:
+    """The issue's bars, each measured in this run: evidence never below the naive retriever's at
+    a budget, the current value first for 80% of the updated facts, and the versions test kept
+    apart on 95% of the pairs that must not be joined."""
+    cells = result["context"]
+    bars = {
+        f"evidence_vs_naive_at_{b}": bar(
+            round(cells[f"agentmem@{b}"]["evidence"] - cells[f"naive@{b}"]["evidence"], 4),
+            0.0,
+            ">=",
+            "(agentmem - naive)",
+        )
+        for b in BUDGETS
+    }
+    for b in BUDGETS:
+        bars[f"current_first_at_{b}"] = bar(
+            cells[f"agentmem@{b}"]["current_first"], 0.8, ">=", "of updated facts"
+        )
+    bars["versions_kept_apart"] = bar(
+        result["version_pairs"]["join_precision"], 0.95, ">=", "of must_not_join pairs"
+    )
+    return bars
+
+
 def share(rows: Sequence[dict[str, Any]], get: Any) -> float:
     values = [get(r) for r in rows]
     values = [v for v in values if v is not None]
@@ -331,7 +355,8 @@ def run(labels: dict[str, Any], statements: list[Statement], split: str) -> dict
         "top1_current": share(rows, lambda r: r["top1"]),
         "top1_current_updated": share(updated, lambda r: r["top1"]),
         "top1_right_fact": share(rows, lambda r: r["top1_fact"]),
-        "context": cells, "beliefs": belief_summary, "pair_audit": pair_summary, "version_pairs": version_summary,
+        "context": cells, "beliefs": belief_summary, "pair_audit": pair_summary,
+        "version_pairs": version_summary,
         "per_question": rows, "belief_rows": belief_rows, "pair_rows": pair_rows,
     }  # fmt: skip
 
@@ -447,6 +472,11 @@ def main() -> None:
     print(f"\nversions without extraction (context/versions.py) on the same pairs: kept apart "
           f"{v['kept_apart']}/{v['must_not_join']} = {v['join_precision']:.1%} (must_not_join), joined "
           f"{v['joined']}/{v['must_join']} = {v['join_recall']:.1%} (must_join)")  # fmt: skip
+    bars = prose_bars(result)
+    print("\nbars")
+    for name, b in bars.items():
+        print(f"  {'PASS' if b['pass'] else 'FAIL'}  {name}: {b['value']} {b['op']} {b['limit']} {b['unit']}")
+    result["bars"] = bars
     missed = misses(result)
     MISSES.write_text(json.dumps(missed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\n{len(missed)} questions with a miss written to {MISSES}")
