@@ -55,7 +55,7 @@ from conversation_text import Value, says
 from conversations import line_of
 from knowledge_corpus import load_labels, statements_path, text_hash
 from naive_retriever import Doc, NaiveRetriever
-from report import bar, environment, print_table, write_results
+from report import Latency, bar, environment, print_table, write_results
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
 from agentmem.adapters.tokens import count_tokens
@@ -349,6 +349,7 @@ def run(labels: dict[str, Any], statements: list[Statement], split: str) -> dict
         "questions": len(rows), "updated_questions": len(updated), "pairs": len(pairs),
         "append_seconds": round(append_seconds, 2), "project_seconds": round(project_seconds, 2),
         "read_seconds": round(read_seconds, 2),
+        "context_read_ms": vars(Latency.of([ms / 1000 for r in rows for ms in r["read_ms"]])),
         "statements_in_a_belief": round(
             sum(refs[s.id].event_id in covered for s in statements) / len(statements), 4
         ),
@@ -401,7 +402,9 @@ def ask(
         body = {"subject_id": SUBJECT, "session_id": READER_SESSION, "agent": "reader",
                 "query": q["question"],
                 "budget_tokens": budget}  # fmt: skip
+        asked_at = time.perf_counter()
         response = client.request("POST", "/v1/context", body)
+        row.setdefault("read_ms", []).append(round(1000 * (time.perf_counter() - asked_at), 2))
         full = agentmem_reading(response, question, by_doc, by_seq, clauses)
         packed = naive.pack(ranked, budget)
         readings = {
@@ -472,6 +475,7 @@ def main() -> None:
     print(f"\nversions without extraction (context/versions.py) on the same pairs: kept apart "
           f"{v['kept_apart']}/{v['must_not_join']} = {v['join_precision']:.1%} (must_not_join), joined "
           f"{v['joined']}/{v['must_join']} = {v['join_recall']:.1%} (must_join)")  # fmt: skip
+    print(f"\n/v1/context over HTTP: {result['context_read_ms']}")
     bars = prose_bars(result)
     print("\nbars")
     for name, b in bars.items():
