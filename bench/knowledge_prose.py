@@ -54,18 +54,14 @@ from conversation_score import EventRef, Reading, agentmem_reading, score
 from conversation_text import Value, says
 from conversations import line_of
 from knowledge_corpus import load_labels, statements_path, text_hash
+from local_stack import local_stack
 from naive_retriever import Doc, NaiveRetriever
 from report import Latency, bar, environment, print_table, write_results
 
 from agentmem.adapters.local.minilm_embedder import MiniLmEmbedder
 from agentmem.adapters.tokens import count_tokens
-from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.context.versions import version_of
-from agentmem.entrypoints.cli import local_worker
-from agentmem.entrypoints.server import LocalServer
-from agentmem.settings import Settings
-from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "knowledge_prose.json"
@@ -293,40 +289,34 @@ def run(labels: dict[str, Any], statements: list[Statement], split: str) -> dict
     entities = list(dict.fromkeys(s.entity for s in statements))
     asked = [q for q in labels["questions"] if q["current_statement"] in ids]
     pairs = [p for p in labels["pairs"] if p["a"] in ids and p["b"] in ids]
-    with tempfile.TemporaryDirectory(prefix="agentmem-bench-knowledge-prose-") as tmp:
-        services = bootstrap(Settings(data_dir=Path(tmp)))
-        services.semantic.embedder.embed(["warm up: load the model once, outside the timings"])
-        worker = local_worker(services)
-        worker.run_once()
-        with LocalServer(lambda: build_resolver(services), port=0) as server:
-            client = MemoryClient(server.url, timeout_seconds=120)
-            refs, append_seconds = append(client, statements)
-            started = time.perf_counter()
-            while worker.settle():
-                pass
-            project_seconds = time.perf_counter() - started
-            beliefs = client.request("GET", f"/v1/subjects/{SUBJECT}/beliefs")["items"]
-            by_doc = {str(b["doc_id"]): b for b in beliefs}
-            versions = chains(client, beliefs)
-            by_event = {refs[s.id].event_id: s for s in statements}
-            by_seq = {(r.session_id, r.seq): r.event_id for r in refs.values()}
-            naive = NaiveRetriever(MiniLmEmbedder().embed, count_tokens)
-            naive.index(
-                SUBJECT,
-                [
-                    Doc(
-                        refs[s.id].event_id,
-                        line_of(refs[s.id].session_id, refs[s.id].seq, "research", s.text),
-                    )
-                    for s in statements
-                ],
-            )
-            started = time.perf_counter()
-            rows = [
-                ask(client, naive, q, by_id, refs, by_event, by_doc, by_seq, pair_values, entities)
-                for q in asked
-            ]
-            read_seconds = time.perf_counter() - started
+    with local_stack("agentmem-bench-knowledge-prose-") as stack:
+        client, worker = stack.client, stack.worker
+        refs, append_seconds = append(client, statements)
+        started = time.perf_counter()
+        while worker.settle():
+            pass
+        project_seconds = time.perf_counter() - started
+        beliefs = client.request("GET", f"/v1/subjects/{SUBJECT}/beliefs")["items"]
+        by_doc = {str(b["doc_id"]): b for b in beliefs}
+        versions = chains(client, beliefs)
+        by_event = {refs[s.id].event_id: s for s in statements}
+        by_seq = {(r.session_id, r.seq): r.event_id for r in refs.values()}
+        naive = NaiveRetriever(MiniLmEmbedder().embed, count_tokens)
+        naive.index(
+            SUBJECT,
+            [
+                Doc(
+                    refs[s.id].event_id,
+                    line_of(refs[s.id].session_id, refs[s.id].seq, "research", s.text),
+                )
+                for s in statements
+            ],
+        )
+        started = time.perf_counter()
+        rows = [
+            ask(client, naive, q, by_id, refs, by_event, by_doc, by_seq, pair_values, entities) for q in asked
+        ]
+        read_seconds = time.perf_counter() - started
     belief_summary, belief_rows = belief_audit(beliefs, versions, by_event, pair_values)
     pair_summary, pair_rows = pair_audit(pairs, versions, refs)
     version_summary = version_audit(pairs, by_id)

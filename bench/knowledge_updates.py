@@ -27,21 +27,16 @@ import logging
 import os
 import random
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from knowledge_gen import Dataset, Pair, generate
+from local_stack import local_stack
 from report import environment, print_table, write_results
 
-from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
-from agentmem.entrypoints.cli import local_worker
-from agentmem.entrypoints.server import LocalServer
 from agentmem.model.beliefs import normalise_value
-from agentmem.settings import Settings
-from agentmem.wiring import bootstrap
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "knowledge_updates.json"
@@ -119,21 +114,16 @@ def ask(client: MemoryClient, pair: Pair) -> dict[str, Any]:
 
 
 def run(data: Dataset, explicit: bool, asked: list[Pair]) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="agentmem-bench-knowledge-") as tmp:
-        services = bootstrap(Settings(data_dir=Path(tmp)))
-        services.semantic.embedder.embed(["warm up: load the model once, outside the timings"])
-        worker = local_worker(services)
-        worker.run_once()
-        with LocalServer(lambda: build_resolver(services), port=0) as server:
-            client = MemoryClient(server.url, timeout_seconds=120)
-            append_seconds = append(client, data, explicit)
-            started = time.perf_counter()
-            worker.settle()
-            project_seconds = time.perf_counter() - started
-            beliefs = client.request("GET", f"/v1/subjects/{SUBJECT}/beliefs")["items"]
-            started = time.perf_counter()
-            rows = [ask(client, pair) for pair in asked]
-            read_seconds = time.perf_counter() - started
+    with local_stack("agentmem-bench-knowledge-") as stack:
+        client = stack.client
+        append_seconds = append(client, data, explicit)
+        started = time.perf_counter()
+        stack.worker.settle()
+        project_seconds = time.perf_counter() - started
+        beliefs = client.request("GET", f"/v1/subjects/{SUBJECT}/beliefs")["items"]
+        started = time.perf_counter()
+        rows = [ask(client, pair) for pair in asked]
+        read_seconds = time.perf_counter() - started
     updated = [r for r in rows if len(r["values"]) > 1]
 
     def share(chosen: list[dict[str, Any]], field: str) -> float:
