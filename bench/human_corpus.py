@@ -17,7 +17,11 @@ natural subject and each of their conversations (in date order) a session. The s
 sessions are fixed in bench/data/human_conversations/labels.json; this script writes one JSON per
 subject to $AGENTMEM_EVAL_DATA/conversations/ (default /work/evaldata). Nothing it writes goes into
 the repository. An utterance keeps its line index in the source file (`index`), which is what the
-labels' evidence points at; the few leftover tags (<laughter>) are dropped.
+labels' evidence points at; the few leftover tags (<laughter>) and coders' notes (*typo) are
+dropped. Where what the two
+sides say shows that the transcript's A and B are the other way round from call_con_tab (a caller
+giving another caller's home town, family, job), labels.json lists the conversation under
+`swapped_sides` with the reason, and the build swaps them back.
 
 Snapshots are found under /work/.mirror/ (a bare git dir or a checkout); `--propose` prints the
 selection rule's candidates instead of building."""
@@ -32,7 +36,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,15 +78,14 @@ class Snapshot:
                 self.commit = head
 
     def _git(self, *args: str) -> str:
-        out = subprocess.run(
-            ["git", "--git-dir", str(self.git_dir), *args], check=True, capture_output=True
-        )
+        out = subprocess.run(["git", "--git-dir", str(self.git_dir), *args], check=True, capture_output=True)
         return out.stdout.decode("utf-8", errors="replace")
 
     def _has(self, commit: str) -> bool:
         probe = subprocess.run(
             ["git", "--git-dir", str(self.git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
             capture_output=True,
+            check=False,
         )
         return probe.returncode == 0
 
@@ -112,8 +115,9 @@ _TAG = re.compile(r"<[^<>]*>")
 
 
 def clean(text: str) -> str:
-    """Readable prose: the source is already free of disfluency markup but for a few <tags>."""
-    text = _TAG.sub(" ", text)
+    """Readable prose: the source is already free of disfluency markup but for a few <tags> and
+    the coders' notes after a '*' ("*sp: we're", "*listen")."""
+    text = _TAG.sub(" ", text.split("*", 1)[0])
     text = re.sub(r"[{}\[\]#]", " ", text)
     text = re.sub(r"\s+([,.?!])", r"\1", " ".join(text.split()))
     return text.strip(" ,") if text.strip(" ,.") else ""
@@ -129,7 +133,9 @@ class Conversation:
     topic: str
 
 
-def tables(snapshot: Snapshot) -> tuple[dict[int, dict[str, int]], dict[int, tuple[str, str, int]], dict[int, str]]:
+def tables(
+    snapshot: Snapshot,
+) -> tuple[dict[int, dict[str, int]], dict[int, tuple[str, str, int]], dict[int, str]]:
     sides: dict[int, dict[str, int]] = {}
     for row in csv.DictReader(io.StringIO(snapshot.read("call_con_tab.csv"))):
         sides.setdefault(int(row["id_conv"]), {})[row["id_caller"].strip()] = int(row["id_speaker"])
@@ -187,13 +193,22 @@ def utterances(text: Snapshot, conv: Conversation) -> list[dict[str, Any]]:
         if side not in conv.sides or not content:
             continue  # the index stays the source line: labels point at it
         rows.append(
-            {"index": index, "side": side, "speaker": f"caller-{conv.sides[side]}", "act": act, "text": content}
+            {
+                "index": index,
+                "side": side,
+                "speaker": f"caller-{conv.sides[side]}",
+                "act": act,
+                "text": content,
+            }
         )
     return rows
 
 
 def build(text: Snapshot, table: Snapshot, labels: dict[str, Any], out: Path) -> list[Path]:
     found = conversations(text, table)
+    for number in labels.get("swapped_sides", {}):  # the transcript's A is the table's B
+        conv = found[int(number)]
+        found[conv.number] = replace(conv, sides={"A": conv.sides["B"], "B": conv.sides["A"]})
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for subject in labels["subjects"]:
@@ -246,10 +261,14 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--text", type=Path, help=f"snapshot of {TEXT_REPO} (default: under {MIRROR})")
     parser.add_argument("--tables", type=Path, help=f"snapshot of {TABLES_REPO} (default: under {MIRROR})")
-    parser.add_argument("--out", type=Path, help="where the subjects go (default $AGENTMEM_EVAL_DATA/conversations)")
+    parser.add_argument(
+        "--out", type=Path, help="where the subjects go (default $AGENTMEM_EVAL_DATA/conversations)"
+    )
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--propose", action="store_true", help="print the selection rule's subjects")
     args = parser.parse_args()
@@ -258,7 +277,9 @@ def main() -> None:
     if args.propose:
         found = conversations(text, table)
         for caller, convs in propose(found):
-            print(json.dumps({"caller": caller, "sessions": convs, "topics": [found[c].topic for c in convs]}))
+            print(
+                json.dumps({"caller": caller, "sessions": convs, "topics": [found[c].topic for c in convs]})
+            )
         return
     labels = json.loads(args.labels.read_text(encoding="utf-8"))
     written = build(text, table, labels, args.out or corpus_dir())
