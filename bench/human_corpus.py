@@ -137,8 +137,8 @@ def tables(
     snapshot: Snapshot,
 ) -> tuple[dict[int, dict[str, int]], dict[int, tuple[str, str, int]], dict[int, str]]:
     sides: dict[int, dict[str, int]] = {}
-    for row in csv.DictReader(io.StringIO(snapshot.read("call_con_tab.csv"))):
-        sides.setdefault(int(row["id_conv"]), {})[row["id_caller"].strip()] = int(row["id_speaker"])
+    for side in csv.DictReader(io.StringIO(snapshot.read("call_con_tab.csv"))):
+        sides.setdefault(int(side["id_conv"]), {})[side["id_caller"].strip()] = int(side["id_speaker"])
     when: dict[int, tuple[str, str, int]] = {}
     for row in csv.reader(io.StringIO(snapshot.read("conv_tab.csv"))):
         if row and row[0].isdigit():
@@ -235,12 +235,18 @@ def build(text: Snapshot, table: Snapshot, labels: dict[str, Any], out: Path) ->
             "caller": f"caller-{caller}",
             "split": subject["split"],
             "source": {"text": f"{TEXT_REPO}@{text.commit}", "tables": f"{TABLES_REPO}@{table.commit}"},
+            "swapped_sides": swapped_in(labels, subject),
             "sessions": sessions,
         }
         path = out / f"{subject['subject_id']}.json"
         path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         written.append(path)
     return written
+
+
+def swapped_in(labels: dict[str, Any], subject: dict[str, Any]) -> list[int]:
+    swapped = {int(n) for n in labels.get("swapped_sides", {})}
+    return [int(c) for c in subject["sessions"] if int(c) in swapped]
 
 
 def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -254,7 +260,9 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
         if not path.exists():
             raise SystemExit(f"the corpus is not built: {path} is missing. To build it: {BUILD_HINT}")
         built = json.loads(path.read_text(encoding="utf-8"))
-        if [s["conversation_id"] for s in built["sessions"]] != [int(c) for c in subject["sessions"]]:
+        if [s["conversation_id"] for s in built["sessions"]] != [
+            int(c) for c in subject["sessions"]
+        ] or built.get("swapped_sides") != swapped_in(labels, subject):
             raise SystemExit(f"{path} does not match labels.json (stale build?): rebuild it. {BUILD_HINT}")
         subjects.append(built)
     return labels, subjects
