@@ -131,3 +131,14 @@ def agentmem_reading(
                 if " ".join(clause.split()) in flat:
                     reached.setdefault(event_id, "substring")
     return Reading(markdown, int(response["trace"]["used_tokens"]), reached)
+
+
+def result_cell(s: Score, tokens: int) -> dict[str, Any]:
+    """One question's result for one system at one budget, as the benches' JSON keeps it."""
+    return {
+        "evidence_recall": round(s.evidence_recall, 4),
+        "answered": s.answered,
+        "value_shown": s.value_shown,
+        "current_first": s.current_first,
+        "tokens": tokens,
+    }

@@ -53,7 +53,7 @@ from conversation_run import (
     reader_session,
     verify_labels,
 )
-from conversation_score import Reading, Score, agentmem_reading, score
+from conversation_score import Reading, Score, agentmem_reading, result_cell, score
 from conversation_summary import belief_aims, by_group, summarise
 from naive_retriever import HEADER, Doc, NaiveRetriever
 from report import Latency, bar, environment, write_results
@@ -121,13 +121,7 @@ def evaluate(
                 for system, reading in readings.items():
                     s = score(q, reading, evidence)
                     cells.setdefault((system, budget), []).append((q, s, reading.tokens))
-                    results.setdefault(system, {})[str(budget)] = {
-                        "evidence_recall": round(s.evidence_recall, 4),
-                        "answered": s.answered,
-                        "value_shown": s.value_shown,
-                        "current_first": s.current_first,
-                        "tokens": reading.tokens,
-                    }
+                    results.setdefault(system, {})[str(budget)] = result_cell(s, reading.tokens)
             per_question.append(
                 {
                     "question_id": q.question_id,

@@ -36,7 +36,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from conversation_score import EventRef, Reading, agentmem_reading, score
+from conversation_score import EventRef, Reading, agentmem_reading, result_cell, score
 from conversation_summary import summarise
 from conversation_text import Value, says
 from conversations import line_of
@@ -247,11 +247,7 @@ def evaluate(
                     k for k, e in zip(q.evidence, evidence, strict=True) if e.event_id not in reading.reached
                 ]
                 results.setdefault(system, {})[str(budget)] = {
-                    "evidence_recall": round(s.evidence_recall, 4),
-                    "answered": s.answered,
-                    "value_shown": s.value_shown,
-                    "current_first": s.current_first,
-                    "tokens": reading.tokens,
+                    **result_cell(s, reading.tokens),
                     "missed": [[k[1], k[2]] for k in lost],
                 }
                 for k in lost:
