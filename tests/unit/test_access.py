@@ -14,8 +14,10 @@ from agentmem.access import (
     ancestor_paths,
     check_asset_write,
     deprecated_by,
+    may_append_events,
     may_read,
     may_see,
+    require_may_append_events,
     require_writer,
 )
 from agentmem.api.principals import caller_of
@@ -110,6 +112,13 @@ def test_only_writers_write() -> None:
     with pytest.raises(ForbiddenError, match="writer role"):
         require_writer(ANALYST, "writing assets")
     require_writer(WRITER, "writing assets")
+
+
+def test_every_caller_appends_events_whatever_its_role() -> None:
+    # The rule the append route and the MCP server both ask (docs/access.md#appending-events).
+    for caller in (Caller.of([]), ANALYST, WRITER):
+        assert may_append_events(caller)
+        require_may_append_events(caller)
 
 
 def test_a_writer_may_not_replace_what_it_cannot_read() -> None:

@@ -9,9 +9,12 @@ A caller is its principals (from the auth context, never the request body; every
   What a caller may not read is answered as absent (404), never as forbidden, so it does not leak.
 - An asset is deprecated when it, or any ancestor, is. Readers never see a deprecated asset; a
   writer still may (to edit or restore it), and compose never does.
-- Writing needs the writer role. A writer may replace or delete only an asset it may read, and
-  may write an asset only as one it can still read afterwards: so a writer cannot widen the
-  readers of something it cannot see, nor lose it.
+- Appending events to the episodic log is open to every caller the tenant admits, on every
+  transport (`may_append_events`): it is what every agent does with its own output.
+- Writing authored knowledge (assets, composer skills, functions, guidance), reviewing a session
+  into drafts and erasing need the writer role. A writer may replace or delete only an asset it
+  may read, and may write an asset only as one it can still read afterwards: so a writer cannot
+  widen the readers of something it cannot see, nor lose it.
 
 Pure: no Powertools, no adapters; the API resolves the Caller, the domain applies these rules."""
 
@@ -82,6 +85,26 @@ def may_see(caller: Caller, asset: Governed, ancestors: Sequence[Governed]) -> b
     return may_read(caller, asset, ancestors) and (
         caller.is_writer or deprecated_by(asset, ancestors) is None
     )
+
+
+def may_append_events(caller: Caller) -> bool:
+    """Who may append to the episodic log: every caller the tenant admits, whatever its role. The
+    HTTP route and the MCP server (its tool list and its calls) both answer with this, so one
+    caller gets one answer on every transport. An agent appends its own output on every step,
+    and the log is raw evidence that only the projector distils; the writer role guards what is
+    authored instead (assets, composer skills, functions, guidance), which a run never writes.
+    An identity that must not append is kept out before it reaches the tenant (IAM, or no API
+    key) or given an MCP server started --read-only (docs/access.md)."""
+    return True
+
+
+def require_may_append_events(caller: Caller) -> None:
+    """ForbiddenError unless `may_append_events` lets the caller append."""
+    if not may_append_events(caller):
+        principals = ", ".join(sorted(caller.principals))
+        raise ForbiddenError(
+            f"appending events is not open to this caller (principals: {principals}); see docs/access.md"
+        )
 
 
 def require_writer(caller: Caller, action: str) -> None:

@@ -85,7 +85,8 @@ FUNCTIONS: tuple[FunctionName, ...] = get_args(FunctionName)
 
 
 def _write_routes(app: AgentMemResolver, services: Services) -> None:
-    app.include_router(episodic_router(lambda: services.episodic))
+    callers = CallerRules.from_settings(services.settings)
+    app.include_router(episodic_router(lambda: services.episodic, callers))
 
     @app.get("/v1/health", summary="Liveness and configuration", tags=["ops"])
     def health() -> dict[str, Any]:

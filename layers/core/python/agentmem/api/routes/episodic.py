@@ -1,4 +1,7 @@
-"""Routes of the episodic log: append and page through a session's events."""
+"""Routes of the episodic log: append and page through a session's events.
+
+Appending answers to `access.may_append_events`, the rule the MCP server's `memory_append` answers
+to as well, so a caller may append over HTTP exactly when it may over MCP (docs/access.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,9 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
+from agentmem.access import require_may_append_events
 from agentmem.api.errors import error_responses
+from agentmem.api.principals import CallerRules
 from agentmem.episodic.service import MAX_PAGE, EpisodicService
 from agentmem.model.common import ID_PATTERN
 from agentmem.model.events import MAX_ROUND, MAX_SEQ, AppendEventRequest, AppendEventResponse, EventPage
@@ -17,8 +22,9 @@ from agentmem.model.events import MAX_ROUND, MAX_SEQ, AppendEventRequest, Append
 SessionId = Annotated[str, Path(pattern=ID_PATTERN, description="Session id.")]
 
 
-def episodic_router(episodic: Callable[[], EpisodicService]) -> APIGatewayRouter:
+def episodic_router(episodic: Callable[[], EpisodicService], callers: CallerRules) -> APIGatewayRouter:
     router = APIGatewayRouter()
+    current = callers.current(router)
 
     @router.post(
         "/v1/sessions/<session_id>/events",
@@ -35,6 +41,7 @@ def episodic_router(episodic: Callable[[], EpisodicService]) -> APIGatewayRouter
     def append_event(
         session_id: SessionId, body: Annotated[AppendEventRequest, Body()]
     ) -> Response[AppendEventResponse]:
+        require_may_append_events(current())
         outcome = episodic().append(session_id, body)
         event = outcome.event
         ack = AppendEventResponse(
