@@ -28,6 +28,8 @@ READ_TOOLS = [
     "compose_skill",
 ]
 WRITE_TOOLS = ["memory_append", "review_session"]
+READER_TOOLS = [*READ_TOOLS, "memory_append"]
+"""A reader appends, as every caller may (access.may_append_events), but reviews nothing."""
 WRITER_CALLER = Caller.of(["writer", "analyst"], WRITER)
 
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,17 @@ from agentmem.entrypoints.mcp_server.server import build_server
 from agentmem.entrypoints.server import ApiKeys, LocalServer
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.functional.mcp_session import READ_TOOLS, SEARCHES, WRITE_TOOLS, Recorder, error, names, ok, unlock
+from tests.functional.mcp_session import (
+    READ_TOOLS,
+    READER_TOOLS,
+    SEARCHES,
+    WRITE_TOOLS,
+    Recorder,
+    error,
+    names,
+    ok,
+    unlock,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER_KEY = "writer-key-0123456789"
@@ -80,13 +91,15 @@ def test_over_stdio_the_gate_opens_with_a_notification_and_a_key_scopes_the_set(
         reader = stdio(data_dir, AGENTMEM_API_KEYS=json.dumps(KEYS), AGENTMEM_API_KEY=READER_KEY)
         async with Client(reader) as client:  # the SDK's default: the 2026-07-28 era
             await unlock(client)
-            assert await names(client) == READ_TOOLS
+            assert await names(client) == READER_TOOLS  # a reader appends, as over HTTP
             closure = ok(await client.call_tool("get_function", {"function_id": "funding_row"}))
             assert [f["function_id"] for f in closure["items"]][-1] == "funding_row"
+            ok(await client.call_tool("memory_append", {**APPEND, "agent": "analyst", "content": "read"}))
 
     anyio.run(test)
     assert [e.content for e in bootstrap(Settings(data_dir=data_dir)).episodic.list_events("s1").items] == [
-        "planned"
+        "planned",
+        "read",
     ]
 
 
@@ -96,6 +109,21 @@ def test_over_stdio_read_only_exposes_no_write_tool(data_dir: Path) -> None:
         async with Client(stdio(data_dir, "--read-only", "--principals", "writer")) as client:
             await unlock(client)
             assert await names(client) == READ_TOOLS
+
+    anyio.run(test)
+
+
+@pytest.mark.slow
+def test_over_stdio_an_empty_library_or_no_gate_lists_every_tool_first(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    # A memory-only host (empty libraries) and a stocked one started --no-gate both see the memory
+    # tools in their first tools/list, which such a host may cache for good; the stocked data dir
+    # gates without the flag (the first stdio test).
+    async def test() -> None:
+        for directory, flags in ((tmp_path / "empty", ()), (data_dir, ("--no-gate",))):
+            async with Client(stdio(directory, "--principals", "writer", *flags), mode="legacy") as client:
+                assert await names(client) == READ_TOOLS + WRITE_TOOLS, flags
 
     anyio.run(test)
 
@@ -121,15 +149,21 @@ def test_a_server_without_its_key_refuses_to_start(data_dir: Path) -> None:
 # -- streamable HTTP on agentmem serve ------------------------------------------------------------
 
 
-@pytest.fixture
-def served(data_dir: Path) -> Iterator[str]:
-    services = bootstrap(Settings(data_dir=data_dir))
+@contextmanager
+def serving(settings: Settings) -> Iterator[str]:
+    services = bootstrap(settings)
     keys = ApiKeys.from_setting(json.dumps(KEYS))
     mount = mcp_mount(services, loopback=True)
     with LocalServer(
         lambda: build_resolver(services), port=0, api_keys=keys, mounts=[mount.route], lifespan=mount.lifespan
     ) as server:
         yield server.url
+
+
+@pytest.fixture
+def served(data_dir: Path) -> Iterator[str]:
+    with serving(Settings(data_dir=data_dir)) as url:
+        yield url
 
 
 def http(url: str, key: str | None) -> Any:
@@ -149,9 +183,20 @@ def test_mcp_on_the_local_server_scopes_each_request_by_its_key(served: str, mod
             # A new session (handshake era) or another caller (2026-07-28): the gate is closed again.
             assert await names(reader) == SEARCHES
             await unlock(reader)
-            assert await names(reader) == READ_TOOLS
+            assert await names(reader) == READER_TOOLS
 
     anyio.run(test)
+
+
+def test_the_gate_setting_as_a_tenant_writes_it_turns_off_mcp_on_the_local_server(data_dir: Path) -> None:
+    settings = Settings.from_env({"AGENTMEM_DATA_DIR": str(data_dir), "AGENTMEM_MCP_SEARCH_GATE": "off"})
+
+    async def test(url: str) -> None:
+        async with Client(http(url, WRITER_KEY), mode="legacy") as writer:  # libraries stocked
+            assert await names(writer) == READ_TOOLS + WRITE_TOOLS
+
+    with serving(settings) as url:
+        anyio.run(test, url)
 
 
 def test_mcp_on_the_local_server_needs_a_key_once_keys_are_set(served: str) -> None:

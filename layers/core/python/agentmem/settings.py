@@ -62,7 +62,9 @@ class Settings(BaseModel):
 
     # procedural tier: a tenant may switch it off; its routes then answer 404 saying so
     procedural_enabled: bool = True
-    # MCP server (docs/mcp.md): each session sees only the two skill searches until it has called both.
+    # MCP server (docs/mcp.md): a session sees only the skill searches until it has run the search of
+    # each library holding entries (with both empty, every tool from the start). off (false) lists
+    # every tool from the start regardless; `agentmem mcp --no-gate` does so for one server.
     mcp_search_gate: bool = True
 
     # context reads: how many of a session's newest events one read ranks (the rest is counted in

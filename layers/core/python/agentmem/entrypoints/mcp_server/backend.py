@@ -16,7 +16,7 @@ from agentmem.compose.report import ComposeResponse
 from agentmem.model.api_beliefs import BeliefChainView, BeliefList, BeliefSearchRequest, BeliefSearchResponse
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import AppendEventRequest, AppendEventResponse
-from agentmem.procedural.model import Guidance
+from agentmem.procedural.model import Guidance, SkillKind, SkillStatus
 from agentmem.procedural.review import ReviewRequest, ReviewResponse
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 
@@ -32,6 +32,11 @@ class MemoryBackend(Protocol):
     @property
     def procedural_enabled(self) -> bool:
         """False when the tenant switched the procedural tier off: no skill tools, no gate."""
+        ...
+
+    def stocked_libraries(self) -> frozenset[SkillKind]:
+        """The libraries holding an approved entry, the only kind a search finds: the ones the
+        search gate asks a session to search. Empty when the procedural tier is off."""
         ...
 
     def append(self, session_id: str, request: AppendEventRequest) -> AppendEventResponse: ...
@@ -55,6 +60,12 @@ class LocalBackend:
     @property
     def procedural_enabled(self) -> bool:
         return self._services.settings.procedural_enabled
+
+    def stocked_libraries(self) -> frozenset[SkillKind]:
+        if not self.procedural_enabled:
+            return frozenset()
+        approved = SkillStatus.APPROVED.value
+        return frozenset(kind for kind, _, status, _ in self._services.skills.stamps() if status == approved)
 
     def append(self, session_id: str, request: AppendEventRequest) -> AppendEventResponse:
         event = self._services.episodic.append(session_id, request).event

@@ -28,6 +28,11 @@ def add_parser(verbs: Any) -> None:
     mcp.add_argument("--data-dir", type=Path, default=None, help="default ./.agentmem (AGENTMEM_DATA_DIR)")
     mcp.add_argument("--read-only", action="store_true", help="expose no tool that writes")
     mcp.add_argument(
+        "--no-gate",
+        action="store_true",
+        help="list every tool from the start, skill libraries or not (AGENTMEM_MCP_SEARCH_GATE=off)",
+    )
+    mcp.add_argument(
         "--principals",
         default=None,
         help="loopback development only (no AGENTMEM_API_KEYS): the principals this server acts as",
@@ -45,13 +50,14 @@ def run(args: argparse.Namespace) -> int:
     from agentmem.entrypoints.mcp_server.identity import IdentityError
 
     settings = load_settings(args)
+    search_gate = settings.mcp_search_gate and not args.no_gate
     api_key = args.api_key or os.environ.get(API_KEY_ENV)
     worker: ProjectorWorker | None = None
     try:
         if args.url:
-            server = _remote_server(args, api_key, settings.mcp_search_gate)
+            server = _remote_server(args, api_key, search_gate)
         else:
-            server, worker = _local_server(args, settings, api_key)
+            server, worker = _local_server(args, settings, api_key, search_gate)
     except (IdentityError, ValueError) as exc:
         print(f"agentmem mcp: {exc}", file=sys.stderr)
         return 2
@@ -64,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _local_server(
-    args: argparse.Namespace, settings: Settings, api_key: str | None
+    args: argparse.Namespace, settings: Settings, api_key: str | None, search_gate: bool
 ) -> tuple[Server[Any], ProjectorWorker]:
     from agentmem.entrypoints.cli import local_worker
     from agentmem.entrypoints.mcp_server.backend import LocalBackend
@@ -74,7 +80,7 @@ def _local_server(
 
     caller = configured_caller(settings, api_key=api_key, principals=args.principals)
     services = bootstrap(settings)
-    options = ServerOptions(read_only=args.read_only, search_gate=settings.mcp_search_gate)
+    options = ServerOptions(read_only=args.read_only, search_gate=search_gate)
     server = build_server(LocalBackend(services), FixedIdentity(caller), options)
     return server, local_worker(services).start()
 

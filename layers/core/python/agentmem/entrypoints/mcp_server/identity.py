@@ -76,5 +76,5 @@ def configured_caller(settings: Settings, *, api_key: str | None, principals: st
 
 def remote_caller(*, read_only: bool) -> Caller:
     """Against a deployed tenant the tenant decides; locally only the tool set follows this: a
-    writer's set unless --read-only (the tenant still refuses a reader's writes with a 403)."""
+    writer's set unless --read-only (the tenant still refuses a reader's review with a 403)."""
     return Caller.of([], WRITER) if not read_only else Caller.of([])

@@ -17,7 +17,7 @@ from agentmem.compose.report import ComposeResponse
 from agentmem.model.api_beliefs import BeliefChainView, BeliefList, BeliefSearchRequest, BeliefSearchResponse
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import AppendEventRequest, AppendEventResponse
-from agentmem.procedural.model import Guidance
+from agentmem.procedural.model import Guidance, SkillKind
 from agentmem.procedural.review import ReviewRequest, ReviewResponse
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
 
@@ -34,6 +34,25 @@ class RemoteBackend:
     def procedural_enabled(self) -> bool:
         # Not knowable without a call; a tenant that switched it off answers 404 tier_disabled.
         return True
+
+    def stocked_libraries(self) -> frozenset[SkillKind]:
+        from agentmem.client import MemoryApiError
+
+        stocked: set[SkillKind] = set()
+        kinds: tuple[tuple[SkillKind, str], ...] = (
+            ("function", "/v1/functions"),
+            ("guidance", "/v1/guidance"),
+        )
+        for kind, path in kinds:
+            try:
+                listing = self._client.request("GET", path, query={"status": "approved"})
+            except MemoryApiError as exc:
+                if exc.code == "tier_disabled":  # nothing to search: the gate must not wait for it
+                    return frozenset()
+                raise
+            if listing.get("items"):
+                stocked.add(kind)
+        return frozenset(stocked)
 
     def append(self, session_id: str, request: AppendEventRequest) -> AppendEventResponse:
         body = request.model_dump(mode="json", exclude_none=True)

@@ -37,14 +37,17 @@ from agentmem.entrypoints.mcp_server.results import (
     invalid_arguments,
     tool_result,
 )
-from agentmem.entrypoints.mcp_server.tools import SEARCHES, TOOLS, ToolSpec
+from agentmem.entrypoints.mcp_server.tools import SEARCHES, TOOLS, ToolSpec, searches_of
 
 logger = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "Shared memory for a team of agents. Search both skill libraries first (search_functions and "
-    "search_guidance) for what you are about to do; the other tools appear once you have. Read "
-    "your context with memory_context before you act, and append your output with memory_append."
+    "Shared memory for a team of agents. Where the skill libraries hold entries, search them first "
+    "(search_functions and search_guidance) for what you are about to do: the other tools appear "
+    "once you have, and the server announces the change. Where both libraries are empty, or the "
+    "operator turned the search gate off (agentmem mcp --no-gate, AGENTMEM_MCP_SEARCH_GATE=off), "
+    "every tool is listed from the start. Read your context with memory_context before you act, "
+    "and append your output with memory_append."
 )
 
 
@@ -85,10 +88,15 @@ class AgentMemServer(Server[ConnectionScope]):
 
 
 def tool_set(backend: MemoryBackend, caller: Caller, options: ServerOptions) -> list[ToolSpec]:
-    """Every tool this caller may have: no write tool for a reader or a --read-only server, no
-    skill tool when the tenant switched the procedural tier off."""
-    writes = caller.is_writer and not options.read_only
-    return [t for t in TOOLS if (writes or not t.writes) and (backend.procedural_enabled or not t.procedural)]
+    """Every tool this caller may have: what its role permits (the API routes' own rules), no
+    write tool on a --read-only server, no skill tool when the tier is switched off."""
+    return [
+        t
+        for t in TOOLS
+        if t.permitted(caller)
+        and not (t.writes and options.read_only)
+        and (backend.procedural_enabled or not t.procedural)
+    ]
 
 
 def _listed(tool: ToolSpec) -> types.Tool:
@@ -109,33 +117,35 @@ def build_server(
     backend: MemoryBackend, identity: Identity, options: ServerOptions | None = None
 ) -> Server[Any]:
     options = options or ServerOptions()
-    searches = SEARCHES if backend.procedural_enabled else ()
     listed = {tool.name: _listed(tool) for tool in TOOLS}  # schemas are built once, not per list
 
     @asynccontextmanager
     async def lifespan(_: Server[ConnectionScope]) -> AsyncIterator[ConnectionScope]:
-        yield ConnectionScope(SearchGate(searches, enabled=options.search_gate))
+        yield ConnectionScope(SearchGate(enabled=options.search_gate and backend.procedural_enabled))
 
-    def visible(
+    async def visible(
         ctx: ServerRequestContext[ConnectionScope], caller: Caller
     ) -> tuple[list[ToolSpec], list[str], str]:
         """The caller's tools this session may see now, the searches it still misses, its key."""
         session = session_key(ctx.request, _caller_key(caller))
-        missing = ctx.lifespan_context.gate.missing(session)
+        gate = ctx.lifespan_context.gate
+        if gate.meets(session):
+            gate.start(session, await anyio.to_thread.run_sync(partial(_asked, backend)))
+        missing = gate.missing(session)
         tools = tool_set(backend, caller, options)
-        return [t for t in tools if not missing or t.search], missing, session
+        return [t for t in tools if not missing or t.searches], missing, session
 
     async def list_tools(
         ctx: ServerRequestContext[ConnectionScope], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools, _, _ = visible(ctx, identity.caller(ctx.request))
+        tools, _, _ = await visible(ctx, identity.caller(ctx.request))
         return types.ListToolsResult(tools=[listed[t.name] for t in tools])
 
     async def call_tool(
         ctx: ServerRequestContext[ConnectionScope], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         caller = identity.caller(ctx.request)
-        tools, missing, session = visible(ctx, caller)
+        tools, missing, session = await visible(ctx, caller)
         tool = next((t for t in tools if t.name == params.name), None)
         if tool is None:
             return _refusal(params.name, missing, [t.name for t in tool_set(backend, caller, options)])
@@ -169,11 +179,25 @@ def build_server(
     )
 
 
+def _asked(backend: MemoryBackend) -> tuple[str, ...]:
+    """The searches a new session must run: one per library with entries. Should the libraries
+    not answer, it is both, as if stocked: the gate's usual ask, and the searches' own errors
+    then tell the agent what is wrong."""
+    try:
+        return searches_of(backend.stocked_libraries())
+    except Exception as exc:
+        logger.warning(
+            "could not tell which skill libraries hold entries; gating on both",
+            extra={"error_type": type(exc).__name__, "error": str(exc)[:200]},
+        )
+        return SEARCHES
+
+
 def _refusal(name: str, missing: list[str], allowed: list[str]) -> types.CallToolResult:
     if name in allowed:
         return error_result(
             "search_required",
-            f"{name} is available once this session has searched both skill libraries: call "
+            f"{name} is available once this session has searched the skill libraries: call "
             f"{' and '.join(missing)} first",
             field="name",
             missing=missing,

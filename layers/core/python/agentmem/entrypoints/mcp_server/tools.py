@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from agentmem.access import Caller
+from agentmem.access import Caller, may_append_events
 from agentmem.compose.model import ComposeRequest
 from agentmem.compose.report import ComposeResponse
 from agentmem.entrypoints.mcp_server.backend import MemoryBackend
@@ -25,7 +25,7 @@ from agentmem.model.api_beliefs import BeliefChainView, BeliefSearchRequest, Bel
 from agentmem.model.common import Identifier
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import AppendEventRequest, AppendEventResponse
-from agentmem.procedural.model import Guidance
+from agentmem.procedural.model import Guidance, SkillKind
 from agentmem.procedural.review import ReviewRequest, ReviewResponse
 from agentmem.procedural.search_models import SkillSearchRequest
 
@@ -78,6 +78,15 @@ class ComposeSkillArgs(ComposeRequest):
 
 
 Run = Callable[[MemoryBackend, Any, Caller], BaseModel]
+Permitted = Callable[[Caller], bool]
+
+
+def _anyone(caller: Caller) -> bool:
+    return True
+
+
+def _writer(caller: Caller) -> bool:
+    return caller.is_writer
 
 
 @dataclass(frozen=True)
@@ -87,10 +96,12 @@ class ToolSpec:
     arguments: type[BaseModel]
     result: type[BaseModel]
     run: Run
+    permitted: Permitted = _anyone
+    """Whether a caller may have the tool at all: the access rule of the API route it stands for."""
     writes: bool = False
-    """Exposed only to a writer on a server not started --read-only."""
-    search: bool = False
-    """One of the two searches the compulsory-search gate waits for."""
+    """Hidden on a server started --read-only, whoever the caller."""
+    searches: SkillKind | None = None
+    """The library this tool searches: the gate waits for it when that library has entries."""
     procedural: bool = False
     """Needs the procedural tier (functions and guidance)."""
 
@@ -116,7 +127,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         SkillSearchRequest,
         FunctionSearchResult,
         lambda backend, args, caller: search_functions(backend, args),
-        search=True,
+        searches="function",
         procedural=True,
     ),
     ToolSpec(
@@ -126,7 +137,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         SkillSearchRequest,
         GuidanceSearchResult,
         lambda backend, args, caller: search_guidance(backend, args),
-        search=True,
+        searches="guidance",
         procedural=True,
     ),
     ToolSpec(
@@ -188,6 +199,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         MemoryAppendArgs,
         AppendEventResponse,
         lambda backend, args, caller: backend.append(args.session_id, args.request()),
+        permitted=may_append_events,
         writes=True,
     ),
     ToolSpec(
@@ -197,9 +209,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         ReviewArgs,
         ReviewResponse,
         lambda backend, args, caller: backend.review(ReviewRequest(session_id=args.session_id), caller),
+        permitted=_writer,
         writes=True,
         procedural=True,
     ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}
-SEARCHES = tuple(tool.name for tool in TOOLS if tool.search)
+SEARCHES = tuple(tool.name for tool in TOOLS if tool.searches)
+
+
+def searches_of(stocked: frozenset[SkillKind]) -> tuple[str, ...]:
+    """The gate's ask for libraries `stocked` with entries: the search of each, in list order."""
+    return tuple(tool.name for tool in TOOLS if tool.searches is not None and tool.searches in stocked)
