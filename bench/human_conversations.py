@@ -4,7 +4,8 @@ questions about what a caller said in an earlier conversation, read from the cal
     .venv/bin/python bench/human_conversations.py [--split dev|test|all] [--budgets 1000,2000,4000]
 
 Each subject is one Switchboard caller; each of their conversations (in date order) is a session,
-and every utterance one event (agent = the speaker's caller id, kind "message"), appended over the
+and every utterance one event (kind "message"; agent = the subject's id for the caller's own
+utterances, so that "I" there is the subject, and the partner's caller id for the other side), appended over the
 HTTP API to the local backend with the embedded defaults. The projector is drained, then each
 labelled question (bench/data/human_conversations/labels.json) is read with POST /v1/context from
 the subject's LAST session, agent "reader", the default `include`, at each budget: as an agent
@@ -130,13 +131,16 @@ def append_all(client: MemoryClient, subjects: Sequence[dict[str, Any]]) -> Load
         for session in subject["sessions"]:
             session_ = session_id(subject, session["number"])
             for round_, u in enumerate(session["utterances"]):
+                # The caller's own turns are logged as the subject's (as a deployment logs its user's
+                # turns), so "I" there is the subject; the partner's under their own caller id.
+                agent = sid if u["speaker"] == subject["caller"] else u["speaker"]
                 ack = client.request(
                     "POST",
                     f"/v1/sessions/{session_}/events",
                     {
                         "subject_id": sid,
                         "round": round_,
-                        "agent": u["speaker"],
+                        "agent": agent,
                         "kind": "message",
                         "content": u["text"],
                         "idempotency_key": f"{sid}:sw{session['conversation_id']}:u{u['index']}",
