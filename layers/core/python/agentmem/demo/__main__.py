@@ -21,6 +21,7 @@ from pathlib import Path
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.demo.agents import TEAM, Agent
+from agentmem.demo.clock import StoryClock
 from agentmem.demo.composer import show as show_composer
 from agentmem.demo.runner import PROMPT_BUDGET, Run, fresh_data_dir, run_sessions
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
@@ -115,6 +116,7 @@ def shorten(text: str, data_dir: Path) -> str:
 def run(data_dir: Path, sessions: int) -> None:
     started = time.perf_counter()
     services = bootstrap(Settings(data_dir=data_dir))
+    services.clock = clock = StoryClock()
     worker = local_worker(services)
     with LocalServer(lambda: build_resolver(services), port=0) as server:
         client = MemoryClient(server.url)
@@ -128,7 +130,7 @@ def run(data_dir: Path, sessions: int) -> None:
             print(f'{plan.session_id}  {plan.date}  {plan.title:<18} "{clip(plan.message, 68)}"')
 
         progress = ProgressLine(sessions)
-        result = run_sessions(client, worker.settle, sessions, progress=progress)
+        result = run_sessions(client, worker.settle, sessions, progress=progress, clock=clock)
         progress.clear()
 
         section("Prompt tokens per agent: by reference (instruction + context slice) vs by value")

@@ -32,6 +32,7 @@ from agentmem.compose.evaluate import load_catalogue, load_dataset
 from agentmem.demo import skill_library
 from agentmem.demo.__main__ import clip, section
 from agentmem.demo.agents import TEAM, Desk
+from agentmem.demo.clock import StoryClock
 from agentmem.demo.composer import BUDGET as COMPOSE_BUDGET
 from agentmem.demo.composer import QUESTION_ID
 from agentmem.demo.eval_run import install as install_catalogue
@@ -52,8 +53,9 @@ def _seed(data_dir: Path) -> None:
     """The chain up to goal planning, over HTTP as in `make demo`; the libraries, in process."""
     started = time.perf_counter()
     services = bootstrap(Settings(data_dir=data_dir))
-    worker = local_worker(services)
     plan = session_plan(1)
+    services.clock = StoryClock(plan.date)  # the seeded events carry the story's date, as in `make demo`
+    worker = local_worker(services)
     server = LocalServer(lambda: build_resolver(services), port=0).start()
     client = MemoryClient(server.url)
     written = 0

@@ -20,6 +20,7 @@ from typing import Any
 from agentmem.adapters.tokens import count_tokens
 from agentmem.client import MemoryApiError, MemoryClient
 from agentmem.demo.agents import TEAM, Agent, Desk, Output
+from agentmem.demo.clock import StoryClock
 from agentmem.demo.reading import Context
 from agentmem.demo.script import SUBJECT, SessionPlan, session_plan
 
@@ -120,13 +121,17 @@ def run_sessions(
     subject: str = SUBJECT,
     budget: int = PROMPT_BUDGET,
     progress: Progress | None = None,
+    clock: StoryClock | None = None,
 ) -> Run:
     """Run the six agents in order for each of `sessions` sessions of `subject`. `catch_up` lets
-    the projector drain the log after each agent, so the next reader sees current beliefs."""
+    the projector drain the log after each agent, so the next reader sees current beliefs.
+    `clock`, the log's clock when the server runs in this process, is moved to each session's date."""
     run = Run()
     transcript = Transcript()
     for number in range(1, sessions + 1):
         plan = session_plan(number, subject)
+        if clock is not None:
+            clock.begin(plan.date)
         for round_, agent in enumerate(TEAM):
             if progress:
                 progress(plan, round_, agent)

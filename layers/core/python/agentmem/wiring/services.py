@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from agentmem.episodic.service import EpisodicLimits, EpisodicService
+from agentmem.episodic.service import EpisodicLimits, EpisodicService, utc_now_iso
 from agentmem.settings import Settings
 from agentmem.wiring.ports import Ports
 
@@ -39,6 +39,8 @@ class Services:
     ports: Ports
     metric: MetricSink = field(default=lambda name, value: None)
     """Where domain metrics go (the guardrail events); Lambda handlers point it at Powertools."""
+    clock: Callable[[], str] = field(default=utc_now_iso)
+    """When an appended event was written; the demo sets its story's dates before the first append."""
 
     @property
     def event_log(self) -> EventLog:
@@ -63,7 +65,7 @@ class Services:
             inline_max_bytes=self.settings.inline_max_bytes,
             max_request_bytes=self.settings.max_request_bytes,
         )
-        return EpisodicService(self.ports.event_log, self.ports.blob_store, limits)
+        return EpisodicService(self.ports.event_log, self.ports.blob_store, limits, clock=self.clock)
 
     @cached_property
     def semantic(self) -> SemanticService:
