@@ -89,8 +89,9 @@ synth: $(STAMP) $(NODE_STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" npx --no-install cdk synth -c tenant=acme --quiet
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" npx --no-install cdk synth -c account=true --quiet
 
+# --all keeps setuptools, which plain freeze leaves out: the wheel test builds with the locked one.
 lock:
-	$(PY) -m pip freeze --exclude-editable | grep -v '^agentmem' > requirements-dev.txt.new && mv requirements-dev.txt.new requirements-dev.txt
+	$(PY) -m pip freeze --all --exclude-editable | grep -v '^agentmem\|^pip==' > requirements-dev.txt.new && mv requirements-dev.txt.new requirements-dev.txt
 
 clean:
 	rm -rf $(VENV) .agentmem .agentmem-inspect cdk.out .mypy_cache .ruff_cache node_modules
