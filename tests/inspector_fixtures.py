@@ -1,10 +1,12 @@
 """A small memory for the inspector's tests: a client whose risk tolerance changes between two
 sessions (a CONFLICT), a large statement stored by reference, a stored `<script>`, a skill library
-with a rewrite under review and a draft, and the sample catalogue for compositions."""
+with a rewrite under review and a draft, and the sample catalogue for compositions. Its saved
+reads: one to re-run now, a composition, one kept with its answer in the middle of session 2 (so
+an event is written after it), and one whose kept answer saw an event the log does not hold."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +14,14 @@ from pathlib import Path
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.compose.evaluate import load_catalogue
+from agentmem.compose.model import ComposeRequest
 from agentmem.demo.eval_run import install, sample_folder
 from agentmem.entrypoints.cli import local_worker
 from agentmem.entrypoints.server import ApiKeys, LocalServer
+from agentmem.episodic.service import utc_now_iso
 from agentmem.inspector.saved_reads import SAVED_READS_FILE, SavedCompose, SavedContextRead, write_saved_reads
 from agentmem.inspector.serve import local_inspector
+from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.procedural.model import FunctionSpec, GuidanceSpec
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
@@ -60,8 +65,9 @@ def _event(
     return int(ack["seq"])
 
 
-def write_story(client: MemoryClient) -> int:
-    """Two sessions; returns the seq of the event in s2 that contradicted s1's risk tolerance."""
+def write_story(client: MemoryClient, between: Callable[[], None] = lambda: None) -> int:
+    """Two sessions; returns the seq of the event in s2 that contradicted s1's risk tolerance.
+    `between` runs after that event and before the last one, s2's compliance review."""
     cautious = {
         "key": "risk_tolerance",
         "value": "cautious",
@@ -89,6 +95,7 @@ def write_story(client: MemoryClient) -> int:
         {"client": "Priya", "said": "Now aggressive."},
         [aggressive, {"key": "city", "value": "Austin", "text": f"Priya lives in Austin {SCRIPT}"}],
     )
+    between()
     _event(
         client, "priya-s2", 1, "compliance", "review", "Risk tolerance changed from cautious to aggressive."
     )
@@ -129,29 +136,36 @@ def write_library(client: MemoryClient) -> None:
     client.put_function(saving.model_copy(update={"implementation": saving.implementation + "# rewritten\n"}))
 
 
-def saved_reads() -> list[SavedContextRead | SavedCompose]:
-    from agentmem.compose.model import ComposeRequest
-    from agentmem.model.context import ContextRequest
+COMPLIANCE_READ = ContextRequest(
+    subject_id=SUBJECT,
+    session_id="priya-s2",
+    agent="compliance",
+    query="risk tolerance changes and suitability",
+    budget_tokens=1200,
+)
+KEPT, LOST = 2, 3  # the saved reads kept with their answers: as it was, and one the log lost
+LOST_MARK = "a line only the lost read's kept answer holds"
 
+
+def saved_reads(kept: ContextResponse, read_at: str) -> list[SavedContextRead | SavedCompose]:
+    """`kept`: the compliance read's answer after s2's first event, made at `read_at`."""
+    lost = kept.model_copy(update={"markdown": LOST_MARK})
     return [
-        SavedContextRead(
-            label="priya-s2 · compliance",
-            request=ContextRequest(
-                subject_id=SUBJECT,
-                session_id="priya-s2",
-                agent="compliance",
-                query="risk tolerance changes and suitability",
-                budget_tokens=1200,
-            ),
-            watermark=1,
-        ),
+        SavedContextRead(label="priya-s2 · compliance", request=COMPLIANCE_READ, watermark=1),
         SavedCompose(
             label="compose as analyst",
             skill_id=SKILL,
             request=ComposeRequest(question=QUESTION, budget_tokens=2500),
             principals="analyst",
         ),
-    ]
+        SavedContextRead(
+            label="priya-s2 · compliance, kept", request=COMPLIANCE_READ, read_at=read_at, response=kept
+        ),
+        SavedContextRead(
+            label="priya-s1 · lost", request=COMPLIANCE_READ.model_copy(update={"session_id": "priya-s1"}),
+            watermark=99, response=lost,
+        ),
+    ]  # fmt: skip
 
 
 @contextmanager
@@ -173,10 +187,17 @@ def story_server(data_dir: Path, *, keys: ApiKeys | None = None, catalogue: bool
         if keys is not None:
             writer_key = next(iter(WRITER_KEY))
         client = MemoryClient(server.url, local_principals="writer", api_key=writer_key)
-        flagged = write_story(client)
+        kept: list[tuple[ContextResponse, str]] = []
+
+        def keep_the_compliance_read() -> None:
+            worker.settle()
+            read_at = utc_now_iso()
+            kept.append((client.context(**COMPLIANCE_READ.model_dump()), read_at))
+
+        flagged = write_story(client, between=keep_the_compliance_read)
         write_library(client)
         worker.settle()
-        write_saved_reads(data_dir / SAVED_READS_FILE, saved_reads())
+        write_saved_reads(data_dir / SAVED_READS_FILE, saved_reads(*kept[0]))
         yield Story(server.url, services, flagged)
 
 

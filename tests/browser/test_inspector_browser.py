@@ -1,6 +1,8 @@
 """The inspector in a real browser: each view loads, a flagged belief leads to the event that
-changed it, a read re-runs at a second budget side by side, and a stored `<script>` never runs.
-Screenshots go to a temp dir (AGENTMEM_SCREENSHOTS names another)."""
+changed it, a read re-runs at a second budget side by side, a saved read picked from the list
+stays picked and shows as it was with what came after it apart, each event says what extraction
+read from it, and a stored `<script>` never runs. Screenshots go to a temp dir
+(AGENTMEM_SCREENSHOTS names another)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import SKIP_REASON, chromium_available
-from tests.inspector_fixtures import Story, story_server
+from tests.inspector_fixtures import KEPT, Story, story_server
 
 pytestmark = [
     pytest.mark.browser,
@@ -30,6 +32,7 @@ VIEWS = {
     "explain-context": "/ui/explain?saved=0",
     "explain-compose": "/ui/explain?saved=1",
     "history": "/ui/history?saved=0",
+    "explain-as-it-was": f"/ui/explain?saved={KEPT}",
 }
 
 
@@ -101,6 +104,33 @@ def test_rerun_a_read_at_a_second_budget(story: Story, page: Any, shots: Path) -
     assert "1,200 → 150 tokens" in heading.inner_text()
     assert page.locator("table.moves tr.move-out").count() >= 1
     page.screenshot(path=str(shots / "explain-compare.png"), full_page=True)
+
+
+def test_a_saved_read_picked_from_the_list_stays_picked_and_shows_as_it_was(
+    story: Story, page: Any, shots: Path
+) -> None:
+    page.goto(story.url + "/ui/explain")
+    chooser = page.locator("form.saved select[name=saved]")
+    chooser.select_option(str(KEPT))
+    page.click("form.saved button")
+    page.wait_for_url(f"**saved={KEPT}**")
+    assert page.locator("form.saved select[name=saved]").input_value() == str(KEPT)
+    assert "as it was" in page.locator("p.as-it-was").inner_text()
+    after = page.locator("section.after-read")
+    assert after.is_visible() and "priya-s2 #2" in after.inner_text()
+    # What came after is outside the read: none of the read's own tables lists that event.
+    assert page.locator(".result", has_text="event:priya-s2:2").count() == 0
+    page.screenshot(path=str(shots / "explain-as-it-was.png"), full_page=True)
+    page.click("p.as-it-was a")  # run it now: the later event is in, and marked
+    page.wait_for_url("**now=1**")
+    assert page.locator("form.saved select[name=saved]").input_value() == str(KEPT)
+    assert page.locator("tr", has_text="event:priya-s2:2").locator(".badge.later").is_visible()
+
+
+def test_each_event_says_what_extraction_read_from_it(story: Story, page: Any) -> None:
+    page.goto(story.url + "/ui/sessions/priya-s1")
+    assert "risk_tolerance = cautious v1" in page.locator("#event-1 ul.extracted").inner_text()
+    assert page.locator("#event-3 p.no-fact").inner_text().startswith("no fact read")
 
 
 def test_a_stored_script_never_runs(story: Story, page: Any) -> None:

@@ -16,12 +16,18 @@ import uvicorn
 from agentmem.client import MemoryClient
 from agentmem.entrypoints.server import ApiKeys
 from agentmem.inspector.reader import MemoryReader, Viewer, is_read_route
+from agentmem.inspector.saved_reads import SAVED_READS_FILE, SavedContextRead, load_saved_reads
 from agentmem.inspector.serve import remote_inspector
+from agentmem.model.context import ContextResponse
 from tests.functional.serve_process import free_port
 from tests.inspector_fixtures import (
     ANALYST_KEY,
+    COMPLIANCE_READ,
     FINANCE_KEY,
+    KEPT,
     KEYS,
+    LOST,
+    LOST_MARK,
     QUESTION,
     SCRIPT,
     SKILL,
@@ -70,6 +76,9 @@ def page(story: Story, path: str, **headers: str) -> str:
         "/ui/explain?saved=0&compare=300",
         "/ui/explain?saved=1",
         "/ui/history?saved=0",
+        "/ui/explain?saved=2",
+        "/ui/explain?saved=2&now=1&compare=300",
+        "/ui/history?saved=2",
     ],
 )
 def test_every_view_renders_with_headers_that_forbid_scripts(story: Story, path: str) -> None:
@@ -152,6 +161,58 @@ def test_the_explained_read_matches_the_api_answer(story: Story) -> None:
     for dropped in answer.trace.dropped:
         assert dropped.item_id in html
     assert f"priya-s2 #{answer.trace.log_watermark_seq}" in html
+
+
+def _kept_answer(story: Story) -> ContextResponse:
+    saved = load_saved_reads(story.services.settings.data_dir / SAVED_READS_FILE)[KEPT]
+    assert isinstance(saved, SavedContextRead) and saved.response is not None
+    return saved.response
+
+
+def test_a_kept_read_is_shown_as_it_was_and_what_came_after_it_apart(story: Story) -> None:
+    kept = _kept_answer(story)
+    now = MemoryClient(story.url).context(**COMPLIANCE_READ.model_dump())
+    # The premise: s2's compliance review (#2) came after the read, and a read now holds it.
+    assert kept.trace.log_watermark_seq == 1 and now.trace.log_watermark_seq == 2
+    assert "event:priya-s2:2" in {i.item_id for i in now.items}
+    html = page(story, f"/ui/explain?saved={KEPT}")
+    read, _, after = html.partition('<section class="after-read">')
+    assert f"used {kept.trace.used_tokens:,} tokens" in read and "as it was" in read
+    assert "event:priya-s2:2" not in read
+    assert after, "nothing is listed as written after the read"
+    assert 'href="/ui/sessions/priya-s2#event-2">priya-s2 #2</a> compliance / review' in after
+
+
+def test_a_saved_read_run_now_marks_what_was_written_after_it(story: Story) -> None:
+    html = page(story, f"/ui/explain?saved={KEPT}&now=1")
+    row = re.search(r'<a href="/ui/sessions/priya-s2#event-2">event:priya-s2:2</a>(.*?)</td>', html, re.S)
+    assert row is not None and "written after this read" in row.group(1)
+    assert '<section class="after-read">' not in html  # run now: the marks say it, in the read
+
+
+def test_a_kept_answer_is_not_shown_once_the_log_lost_what_it_saw(story: Story) -> None:
+    answer = get(f"{story.url}/ui/explain?saved={LOST}")
+    assert answer.status == 404
+    html = answer.data.decode()
+    assert "no longer holds priya-s1 #99" in html and LOST_MARK not in html
+
+
+def test_the_saved_read_shown_stays_picked_in_the_list(story: Story) -> None:
+    for number in (KEPT, 1):
+        html = page(story, f"/ui/explain?saved={number}")
+        picked = re.findall(r'<option value="(\d+)" selected>', html)
+        assert picked == [str(number)], picked
+
+
+def test_each_event_says_what_extraction_read_from_it(story: Story) -> None:
+    html = page(story, "/ui/sessions/priya-s1")
+    events = dict(re.findall(r'<article class="event" id="event-(\d+)">(.*?)</article>', html, re.S))
+    assert 'class="extracted"' in events["1"] and "risk_tolerance</a> = cautious v1" in events["1"]
+    assert "since replaced" in events["1"]  # v2 aggressive replaced what this event gave
+    assert "no fact read" in events["3"] and 'class="extracted"' not in events["3"]  # the prose review
+    later = page(story, "/ui/sessions/priya-s2")
+    flagged = later[later.index(f'id="event-{story.flagged_event_seq}"') :]
+    assert "risk_tolerance</a> = aggressive v2" in flagged.split("</article>")[0]
 
 
 def test_a_pasted_request_that_does_not_validate_names_the_field(story: Story) -> None:

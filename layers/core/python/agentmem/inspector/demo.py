@@ -4,8 +4,11 @@ inspector at `/ui` until Ctrl-C.
 The six agents advise Priya over three sessions through the HTTP API (as `make demo` runs them),
 the composer's sample catalogue is loaded, and a small skill library is authored (one rewrite puts
 two links under review, one entry stays a draft). Each agent's context request and the demo's
-composition are saved to `<data dir>/saved-reads.json`, so the Explain page re-runs any of them in
-one click. The data dir (default `.agentmem-inspect`) is rebuilt on each run."""
+composition are saved to `<data dir>/saved-reads.json`, so the Explain page opens any of them in
+one click. Each context read is saved with its answer and the story's time, so the page shows it
+as it was and lists apart what the agents wrote after it. The log runs on the story's clock
+(agentmem.demo.clock), so events and beliefs carry the story's dates. The data dir (default
+`.agentmem-inspect`) is rebuilt on each run."""
 
 from __future__ import annotations
 
@@ -16,10 +19,12 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentmem.client import MemoryClient
+from agentmem.demo.clock import StoryClock
 from agentmem.inspector.saved_reads import (
     SAVED_READS_FILE,
     SavedCompose,
@@ -34,18 +39,27 @@ MARKER = ".agentmem-inspect-demo"  # only a dir holding this is ever deleted
 
 
 class RecordingClient(MemoryClient):
-    """A MemoryClient that notes every context request it sends (never the answer)."""
+    """A MemoryClient that keeps every context read it makes: the request, its answer, and when
+    (`now`, the log's clock), so the inspector can show each one as it was."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, now: Callable[[], str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.reads: list[SavedContextRead] = []
+        self._now = now
 
     def context(self, **fields: Any) -> ContextResponse:
+        read_at = self._now()
         answer = super().context(**fields)
         request = ContextRequest.model_validate({k: v for k, v in fields.items() if v is not None})
         label = f"{request.session_id} · {request.agent}"
         self.reads.append(
-            SavedContextRead(label=label, request=request, watermark=answer.trace.log_watermark_seq)
+            SavedContextRead(
+                label=label,
+                request=request,
+                watermark=answer.trace.log_watermark_seq,
+                read_at=read_at,
+                response=answer,
+            )
         )
         return answer
 
@@ -139,17 +153,17 @@ def fresh_dir(path: Path) -> Path:
     return path
 
 
-def build(server_url: str, worker_catch_up: Any) -> list[SavedRead]:
-    """Run the story against `server_url`; the reads to save."""
+def build(server_url: str, worker_catch_up: Any, clock: StoryClock) -> list[SavedRead]:
+    """Run the story against `server_url`, whose log runs on `clock`; the reads to save."""
     from agentmem.compose.evaluate import load_dataset
     from agentmem.demo import composer
     from agentmem.demo.__main__ import ProgressLine
     from agentmem.demo.eval_run import sample_folder
     from agentmem.demo.runner import run_sessions
 
-    client = RecordingClient(server_url)
+    client = RecordingClient(server_url, now=clock.now)
     progress = ProgressLine(3)
-    run_sessions(client, worker_catch_up, 3, progress=progress)
+    run_sessions(client, worker_catch_up, 3, progress=progress, clock=clock)
     progress.clear()
     logging.getLogger("agentmem.compose").setLevel(logging.ERROR)
     composer.load(MemoryClient(server_url, local_principals=composer.PUBLISHER_PRINCIPALS))
@@ -189,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
 
     data_dir = fresh_dir(args.data_dir)
     services = bootstrap(Settings(data_dir=data_dir))
+    services.clock = clock = StoryClock()
     worker = local_worker(services)
     server = LocalServer(
         lambda: build_resolver(services),
@@ -197,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     with server:
         print(f"running the demo's three sessions into {data_dir} …", flush=True)
-        reads = build(server.url, worker.settle)
+        reads = build(server.url, worker.settle, clock)
         write_saved_reads(data_dir / SAVED_READS_FILE, reads)
         worker.start()
         print(

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from agentmem.compose.layout import CONTENT_LEVELS
 from agentmem.compose.report import ComposeReport, SectionReport
-from agentmem.model.context import ContextRequest, ContextResponse
+from agentmem.model.context import ContextItem, ContextRequest, ContextResponse
 
 COMPOSE_LEVELS = ("full", "abridged", "key facts", "body", "sentence", "title+path", "title", "id")
 """The composer's render levels, 0 to 7; levels below CONTENT_LEVELS carry the asset's body."""
@@ -56,7 +56,7 @@ class ItemView:
     reason: str | None = None
     superseded: bool = False
     flagged: bool = False  # a belief that contradicted the version before it
-    later: bool = False  # an event written after the saved read this one re-runs
+    later: bool = False  # written after the saved read this one re-runs
 
     @property
     def placed(self) -> bool:
@@ -93,10 +93,22 @@ class ContextExplain:
         return {i.item_id: (i.source, i.href) for s in self.sources for i in (*s.placed, *s.dropped)}
 
 
+def _later(item: ContextItem, watermark: int | None, read_at: str | None) -> bool:
+    """An event of the session past the saved read's watermark, or a passage stated after it ran."""
+    if watermark is not None and item.source == "episodic" and int(item.ref.get("seq", 0)) > watermark:
+        return True
+    stated = item.ref.get("stated_at")
+    return read_at is not None and isinstance(stated, str) and stated > read_at
+
+
 def explain_context(
-    request: ContextRequest, response: ContextResponse, saved_watermark: int | None = None
+    request: ContextRequest,
+    response: ContextResponse,
+    saved_watermark: int | None = None,
+    read_at: str | None = None,
 ) -> ContextExplain:
-    """`saved_watermark`: the log seq a saved read saw, so events written since stand out."""
+    """`saved_watermark` and `read_at`: the log seq a saved read saw and when it ran, so what was
+    written since stands out when the read is run again now."""
     trace = response.trace
     subject = request.subject_id
     views = {
@@ -115,9 +127,7 @@ def explain_context(
                 item.score,
                 superseded=bool(item.ref.get("superseded")),
                 flagged=bool(item.ref.get("flag")),
-                later=saved_watermark is not None
-                and item.source == "episodic"
-                and int(item.ref.get("seq", 0)) > saved_watermark,
+                later=_later(item, saved_watermark, read_at),
             )
         )
     for dropped in trace.dropped:

@@ -4,7 +4,7 @@ template lays out. No markup here, and no escaping either: templates escape ever
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agentmem.model.beliefs import Belief, Provenance, normalise_value
@@ -28,10 +28,26 @@ def clip(text: str, limit: int = PREVIEW_CHARS) -> tuple[str, bool]:
 
 
 @dataclass(frozen=True)
+class Extracted:
+    """A belief version an event gave: the one it made (NEW, UPDATE, CONFLICT), or restated (SAME)."""
+
+    key: str
+    member: str
+    value: str
+    version: int
+    verdict: str
+    current: bool
+
+
+EventKey = tuple[str, int]  # (session id, seq)
+
+
+@dataclass(frozen=True)
 class EventRow:
     event: Event
     preview: str
     clipped: bool
+    extracted: tuple[Extracted, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,13 +65,20 @@ class Timeline:
     agents: list[str]
     kinds: list[str]
     round_numbers: list[int]
+    extraction_known: bool = False  # whether `extracted` was read (else nothing is said of it)
 
 
 def session_timeline(
-    events: Sequence[Event], *, agent: str | None, round: int | None, kind: str | None
+    events: Sequence[Event],
+    *,
+    agent: str | None,
+    round: int | None,
+    kind: str | None,
+    extracted: Mapping[EventKey, list[Extracted]] | None = None,
 ) -> Timeline:
     """The page's events by round, in seq order, filtered; the filter choices come from the
-    unfiltered page so that picking one never hides the others."""
+    unfiltered page so that picking one never hides the others. `extracted`: what each event gave
+    the semantic tier (extracted_by_event), when the beliefs could be read."""
     kept = [
         e
         for e in events
@@ -66,7 +89,8 @@ def session_timeline(
     by_round: dict[int, list[EventRow]] = {}
     for event in sorted(kept, key=lambda e: e.seq):
         preview, clipped = clip(content_text(event))
-        by_round.setdefault(event.round, []).append(EventRow(event, preview, clipped))
+        gave = tuple((extracted or {}).get((event.session_id, event.seq), ()))
+        by_round.setdefault(event.round, []).append(EventRow(event, preview, clipped, gave))
     rounds = [
         RoundGroup(number, list(dict.fromkeys(r.event.agent for r in rows)), rows)
         for number, rows in sorted(by_round.items())
@@ -78,7 +102,22 @@ def session_timeline(
         agents=sorted({e.agent for e in events}),
         kinds=sorted({e.kind for e in events}),
         round_numbers=sorted({e.round for e in events}),
+        extraction_known=extracted is not None,
     )
+
+
+def extracted_by_event(history: Iterable[Belief]) -> dict[EventKey, list[Extracted]]:
+    """Every version of a subject's chains, by the events that stated it: the first statement of
+    a version made it, the later ones restated it (SAME). An event that stated nothing is absent,
+    which is how a page can say that extraction read no fact from it."""
+    out: dict[EventKey, list[Extracted]] = {}
+    for belief in sorted(history, key=lambda b: (b.key, b.member, b.version)):
+        for n, statement in enumerate(own_statements(belief)):
+            verdict = belief.verdict.value if n == 0 else "SAME"
+            out.setdefault((statement.session_id, statement.seq), []).append(
+                Extracted(belief.key, belief.member, belief.value, belief.version, verdict, belief.current)
+            )
+    return out
 
 
 def own_statements(belief: Belief) -> list[Provenance]:

@@ -16,11 +16,13 @@ from starlette.routing import Route
 from agentmem.client import MemoryApiError
 from agentmem.compose.model import ComposeRequest
 from agentmem.inspector import explain
+from agentmem.inspector.after_read import AfterRead, still_logged, written_after
 from agentmem.inspector.reader import MemoryReader
 from agentmem.inspector.saved_reads import SavedCompose, SavedContextRead
 from agentmem.inspector.web import Pages, int_param, text_param
-from agentmem.model.context import ContextRequest
+from agentmem.model.context import ContextRequest, ContextResponse
 
+AFTER_EVENTS = 200  # later events listed beside a read shown as it was; more are a link away
 MAX_PASTE = 12_000  # characters of pasted JSON; a request line longer than the server's header cap fails
 
 
@@ -35,11 +37,14 @@ class ReadSpec:
     claimed: str | None = None  # a saved composition's principals (development mode only)
     watermark: int | None = None
     label: str | None = None
+    kept: ContextResponse | None = None  # a saved read's own answer: the read as it was
+    read_at: str | None = None
 
     def at(self, budget: int) -> ReadSpec:
-        """The same read at another budget."""
+        """The same read at another budget: run now, since no answer was kept at that budget."""
         if self.context is not None:
-            return replace(self, context=self.context.model_copy(update={"budget_tokens": budget}))
+            context = self.context.model_copy(update={"budget_tokens": budget})
+            return replace(self, context=context, kept=None)
         assert self.compose is not None
         return replace(self, compose=self.compose.model_copy(update={"budget_tokens": budget}))
 
@@ -57,9 +62,17 @@ def _invalid(exc: ValidationError, prefix: str = "") -> MemoryApiError:
     return MemoryApiError(422, "validation_error", f"{prefix}{where}: {problem['msg']}", where)
 
 
-def _from_saved(saved: SavedContextRead | SavedCompose) -> ReadSpec:
+def _from_saved(saved: SavedContextRead | SavedCompose, now: bool) -> ReadSpec:
+    """`now`: run the read again instead of showing the answer kept with it."""
     if isinstance(saved, SavedContextRead):
-        return ReadSpec("context", saved.request, watermark=saved.watermark, label=saved.label)
+        return ReadSpec(
+            "context",
+            saved.request,
+            watermark=saved.seen_seq,
+            label=saved.label,
+            kept=None if now else saved.response,
+            read_at=saved.read_at,
+        )
     return ReadSpec(
         "compose", skill_id=saved.skill_id, compose=saved.request, claimed=saved.principals, label=saved.label
     )
@@ -121,17 +134,46 @@ def read_spec(request: Request, saved: list[SavedContextRead | SavedCompose]) ->
     if number is not None:
         if not 0 <= number < len(saved):
             raise MemoryApiError(404, "not_found", f"there is no saved read {number}", "saved")
-        return _from_saved(saved[number])
+        return _from_saved(saved[number], now=text_param(request, "now") is not None)
     paste = text_param(request, "paste")
     return _from_paste(paste) if paste else _from_fields(request)
 
 
 def run(reader: MemoryReader, spec: ReadSpec) -> explain.ContextExplain | explain.ComposeExplain:
     if spec.context is not None:
-        return explain.explain_context(spec.context, reader.context(spec.context), spec.watermark)
+        now = reader.context(spec.context)  # as the viewer, even for a kept answer: see later_than
+        shown = spec.kept if spec.kept is not None else now
+        return explain.explain_context(spec.context, shown, spec.watermark, spec.read_at)
     assert spec.compose is not None and spec.skill_id is not None
     answer = reader.compose(spec.skill_id, spec.compose)
     return explain.explain_compose(spec.skill_id, spec.compose.question, answer.report, answer.markdown)
+
+
+def later_than(reader: MemoryReader, spec: ReadSpec) -> AfterRead | None:
+    """What was written after a read shown as it was; None for a read run now. The read itself
+    was just run again as the viewer (`run`), so a kept answer is shown only to whoever could
+    make the same read now; and only while the log still holds the last event it saw."""
+    if spec.kept is None or spec.context is None:
+        return None
+    session, watermark = spec.context.session_id, spec.watermark or 0
+    page = reader.events(session, after=max(0, watermark - 1), limit=AFTER_EVENTS)
+    if not still_logged(page.items, watermark):
+        raise MemoryApiError(
+            404,
+            "not_found",
+            f"the log no longer holds {session} #{watermark}, the last event this read saw "
+            "(erased?), so the answer kept with it is not shown",
+            "saved",
+        )
+    return written_after(
+        session,
+        page.items,
+        reader.beliefs(spec.context.subject_id),
+        watermark=watermark,
+        read_at=spec.read_at,
+        seen_versions=spec.kept.trace.belief_versions,
+        more=page.next is not None,
+    )
 
 
 def budget_of(result: explain.ContextExplain | explain.ComposeExplain) -> int:
@@ -145,7 +187,10 @@ def explain_routes(pages: Pages) -> list[Route]:
         saved = pages.config.saved_reads
 
         def show(status: int = 200, **fields: Any) -> Response:
-            page: dict[str, Any] = {"spec": None, "first": None, "second": None, "moved": [], "error": None}
+            page: dict[str, Any] = {
+                "spec": None, "first": None, "second": None, "moved": [], "error": None, "after": None,
+                "now": text_param(request, "now") is not None,
+            }  # fmt: skip
             return pages.render(request, template, status=status, saved=saved, **{**page, **fields})
 
         try:
@@ -158,25 +203,29 @@ def explain_routes(pages: Pages) -> list[Route]:
             with_history = spec.context.model_copy(update={"include": [*spec.context.include, "history"]})
             spec = replace(spec, context=with_history)
         reader = pages.reader(request, claimed=spec.claimed)
+        saved_index = int_param(request, "saved")
+        picked = {"saved": str(saved_index)} if saved_index is not None else {}  # stays selected
         try:
             first = run(reader, spec)
+            after = later_than(reader, spec)
             compare = int_param(request, "compare")
             second = run(reader, spec.at(compare)) if compare else None
         except MemoryApiError as error:
-            return show(error.status, form=spec.form(), spec=spec, error=error)
+            return show(error.status, form={**spec.form(), **picked}, spec=spec, error=error)
         moved = []
         if second is not None:
             hrefs = explain.hrefs_of(first.labels().items(), second.labels().items())
             moved = explain.moves(first.statuses(), second.statuses(), hrefs)
         return show(
-            form={**spec.form(), "compare": request.query_params.get("compare", "")},
+            form={**spec.form(), "compare": request.query_params.get("compare", ""), **picked},
             spec=spec,
             first=first,
             second=second,
             moved=moved,
+            after=after,
             viewer=reader.viewer,
             budget_of=budget_of,
-            saved_index=int_param(request, "saved"),
+            saved_index=saved_index,
         )
 
     def explain_view(request: Request) -> Response:

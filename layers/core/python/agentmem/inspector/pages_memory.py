@@ -8,10 +8,34 @@ from starlette.routing import Route
 
 from agentmem.client import MemoryApiError
 from agentmem.inspector import memory_views
-from agentmem.inspector.reader import checked_id
+from agentmem.inspector.memory_views import EventKey, Extracted
+from agentmem.inspector.reader import MemoryReader, checked_id
 from agentmem.inspector.web import SECURITY_HEADERS, Pages, int_param, text_param
 
 PAGE_EVENTS = 500  # events per page of a session timeline
+MAX_CHAINS = 100  # version chains read to say what each event gave (one API call each)
+
+
+def extraction(reader: MemoryReader, subjects: list[str]) -> dict[EventKey, list[Extracted]] | None:
+    """What each event gave the subjects' beliefs, read from their version chains (current and
+    archived: an event whose version was since replaced still gave it). None when a subject has
+    more keys than MAX_CHAINS, or its beliefs cannot be read: the page then says nothing, rather
+    than "no fact read" for an event whose chain it did not look at."""
+    found: dict[EventKey, list[Extracted]] = {}
+    for subject_id in subjects:
+        try:
+            keys = sorted({b.key for b in reader.beliefs(subject_id)})
+            if len(keys) > MAX_CHAINS:
+                return None
+            for key in keys:
+                chain = reader.chain(subject_id, key)
+                for event, gave in memory_views.extracted_by_event(chain.history or chain.current).items():
+                    found.setdefault(event, []).extend(gave)
+        except MemoryApiError as exc:
+            if exc.status != 404:
+                raise
+            return None
+    return found
 
 
 def memory_routes(pages: Pages) -> list[Route]:
@@ -63,15 +87,17 @@ def memory_routes(pages: Pages) -> list[Route]:
     def session(request: Request) -> Response:
         session_id = request.path_params["session_id"]
         after = int_param(request, "after", 0) or 0
-        page = pages.reader(request).events(session_id, after=after, limit=PAGE_EVENTS)
+        reader = pages.reader(request)
+        page = reader.events(session_id, after=after, limit=PAGE_EVENTS)
         round_filter = int_param(request, "round")
+        subjects = sorted({e.subject_id for e in page.items})
         timeline = memory_views.session_timeline(
             page.items,
             agent=text_param(request, "agent"),
             round=round_filter,
             kind=text_param(request, "kind"),
+            extracted=extraction(reader, subjects),
         )
-        subjects = sorted({e.subject_id for e in page.items})
         return pages.render(
             request,
             "session.html",
