@@ -1,12 +1,18 @@
-"""`make demo` as a newcomer runs it: a real process, the local server, three sessions."""
+"""`make demo` as a newcomer runs it: a real process, the local server, three sessions. The one
+run also checks that the story keeps its dates and that the docs quote what it prints."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
+from pathlib import Path
+
+import pytest
 
 from agentmem.demo import PROMPT_BUDGET
+from agentmem.demo.docs import problems, run_demo
+from agentmem.demo.script import session_plan
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TEAM_NAMES = (
     "intake",
@@ -18,12 +24,12 @@ TEAM_NAMES = (
 )
 
 
-def test_demo_runs_the_six_agents_and_shows_the_contradiction_and_the_savings() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "agentmem.demo"], capture_output=True, text=True, timeout=180, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = done.stdout
+@pytest.fixture(scope="module")
+def out() -> str:
+    return run_demo(timeout=180)  # the suite runs the demo once: every test here reads this run
+
+
+def test_demo_runs_the_six_agents_and_shows_the_contradiction_and_the_savings(out: str) -> None:
     for agent in TEAM_NAMES:
         assert agent in out
     assert "changed from cautious (priya-s1) to aggressive (priya-s2)" in out
@@ -42,3 +48,17 @@ def test_demo_runs_the_six_agents_and_shows_the_contradiction_and_the_savings() 
     assert "210 assets and 5 skills loaded" in out
     assert "3 of the 3 assets the golden set needs are in it, with bodies." in out
     assert "composer_final_summary_truncated" in out
+
+
+def test_every_dated_line_carries_its_sessions_date_in_the_story(out: str) -> None:
+    """History lines read "- 2026-04-13 intake (priya-s2 #1): ...": the story's date of that
+    session, never the day the demo ran."""
+    dated = re.findall(r"^- (\d{4}-\d{2}-\d{2}) [a-z-]+ \((priya-s(\d+)) #\d+\)", out, re.MULTILINE)
+    assert dated, "the compliance agent's flagged lines hold no history line"
+    for date, session, number in dated:
+        assert date == session_plan(int(number)).date, (session, date)
+
+
+def test_the_docs_quote_what_the_demo_prints(out: str) -> None:
+    found = problems(ROOT, out)
+    assert found == [], "\n".join([*found, "run `python -m agentmem.demo.docs` to rewrite the blocks"])

@@ -142,8 +142,14 @@ def run(data_dir: Path, sessions: int) -> None:
         print(
             "by value: the instruction + every earlier output of this session + a replay of all earlier\n"
             "sessions, bank statements pasted in full. Without the statements the naive chain would total "
-            f"{text_only:,}\n(saved {1 - ref / text_only:.0%}). No by-reference prompt exceeded its budget."
+            f"{text_only:,}\n(saved {1 - ref / text_only:.0%}); by session, by reference against that "
+            "text-only chain:"
         )
+        for session_id in dict.fromkeys(s.session_id for s in result.steps):
+            steps = [s for s in result.steps if s.session_id == session_id]
+            by_ref, by_text = sum(s.by_reference for s in steps), sum(s.by_value_no_statements for s in steps)
+            print(f"  {session_id}  {by_ref:>7,} against {by_text:>7,}")
+        print("No by-reference prompt exceeded its budget.")
 
         section("The bank export is stored once, by reference")
         for blob in result.blob_events:
