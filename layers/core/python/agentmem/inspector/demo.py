@@ -19,7 +19,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,14 +186,10 @@ def build(server_url: str, worker_catch_up: Any, clock: StoryClock) -> list[Save
     return [reads[0], compose, *reads[1:]]
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m agentmem.inspector.demo", description=__doc__)
-    parser.add_argument("--data-dir", type=Path, default=Path(".agentmem-inspect"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("AGENTMEM_PORT", "8787")))
-    args = parser.parse_args(argv)
-    logging.getLogger("agentmem").setLevel(logging.WARNING)
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-
+@contextlib.contextmanager
+def serving(data_dir: Path, port: int) -> Iterator[tuple[str, Any]]:
+    """The story written into `data_dir` (a fresh dir), its saved reads beside it, served with the
+    inspector on `port`: yields the server's URL and its projector worker (not started)."""
     from agentmem.api.app import build_resolver
     from agentmem.entrypoints.cli import local_worker
     from agentmem.entrypoints.server import LocalServer
@@ -201,25 +197,34 @@ def main(argv: list[str] | None = None) -> None:
     from agentmem.settings import Settings
     from agentmem.wiring import bootstrap
 
-    data_dir = fresh_dir(args.data_dir)
     services = bootstrap(Settings(data_dir=data_dir))
-    services.clock = clock = StoryClock()
+    services.clock = clock = StoryClock()  # before the first append: the log's clock is fixed then
     worker = local_worker(services)
     server = LocalServer(
         lambda: build_resolver(services),
-        port=args.port,
+        port=port,
         mounts=local_inspector(lambda: build_resolver(services), data_dir, None),
     )
     with server:
         print(f"running the demo's three sessions into {data_dir} …", flush=True)
-        reads = build(server.url, worker.settle, clock)
-        write_saved_reads(data_dir / SAVED_READS_FILE, reads)
+        write_saved_reads(data_dir / SAVED_READS_FILE, build(server.url, worker.settle, clock))
+        yield server.url, worker
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m agentmem.inspector.demo", description=__doc__)
+    parser.add_argument("--data-dir", type=Path, default=Path(".agentmem-inspect"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("AGENTMEM_PORT", "8787")))
+    args = parser.parse_args(argv)
+    logging.getLogger("agentmem").setLevel(logging.WARNING)
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    with serving(fresh_dir(args.data_dir), args.port) as (url, worker):
         worker.start()
         print(
-            f"\nmemory inspector: {server.url}/ui/\n"
-            f"  Priya's beliefs:      {server.url}/ui/subjects/priya\n"
-            f"  what compliance read: {server.url}/ui/explain?saved=0\n"
-            f"  what the composer left out: {server.url}/ui/explain?saved=1\n"
+            f"\nmemory inspector: {url}/ui/\n"
+            f"  Priya's beliefs:      {url}/ui/subjects/priya\n"
+            f"  what compliance read: {url}/ui/explain?saved=0\n"
+            f"  what the composer left out: {url}/ui/explain?saved=1\n"
             "Ctrl-C stops it (the data stays in the data dir; `agentmem serve --data-dir` serves it again).",
             flush=True,
         )
