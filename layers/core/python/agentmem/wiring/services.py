@@ -15,6 +15,7 @@ from agentmem.wiring.ports import Ports
 if TYPE_CHECKING:
     from agentmem.compose.service import ComposerService
     from agentmem.context.service import ContextService
+    from agentmem.context.session_window import SessionWindows
     from agentmem.ports.blobs import BlobStore
     from agentmem.ports.log import EventLog
     from agentmem.ports.procedural import SkillIndex, StampedLibrary
@@ -87,6 +88,7 @@ class Services:
             erasures=ports.erasure_ledger,  # every projection skips erased subjects
             purge=late_purge(ports.belief_store, ports.passage_store, ports.compaction),
             passages=ports.passage_store,
+            status=ports.projection_status,
         )
 
     @cached_property
@@ -155,14 +157,19 @@ class Services:
         """Erasing a subject from every tier (docs/erasure.md)."""
         from agentmem.wiring.subjects import build_erasure
 
-        return build_erasure(self)
+        return build_erasure(self.settings, self.ports, self.semantic, built_windows=self._built_windows)
+
+    def _built_windows(self) -> SessionWindows | None:
+        """The session windows of a context service this process has built, else None."""
+        context: ContextService | None = self.__dict__.get("context")  # cached_property's slot
+        return context.windows if context is not None else None
 
     @cached_property
     def subject_export(self) -> SubjectExport:
         """Everything held about a subject, as NDJSON."""
         from agentmem.wiring.subjects import build_export
 
-        return build_export(self)
+        return build_export(self.ports, lambda: self.semantic)
 
     def index_syncs(self) -> list[Callable[[], tuple[int, int]]]:
         """What keeps the search indexes current beside the beliefs: each call compares the

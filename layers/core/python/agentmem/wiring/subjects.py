@@ -13,9 +13,11 @@ from agentmem.subjects.export import SubjectExport
 from agentmem.subjects.tiers import clear_caches, forget_conversations, forget_review_drafts
 
 if TYPE_CHECKING:
+    from agentmem.context.session_window import SessionWindows
     from agentmem.ports.semantic import BeliefStore, PassageStore
-    from agentmem.wiring.ports import Compaction
-    from agentmem.wiring.services import Services
+    from agentmem.semantic.service import SemanticService
+    from agentmem.settings import Settings
+    from agentmem.wiring.ports import Compaction, Ports
 
 logger = logging.getLogger(__name__)
 
@@ -41,28 +43,31 @@ def late_purge(
     return forget
 
 
-def build_erasure(services: Services) -> ErasureService:
-    """Tiers in the order ErasureService runs them; `storage` (where the backend compacts) last."""
-    ports = services.ports
-    semantic = services.semantic
+def build_erasure(
+    settings: Settings,
+    ports: Ports,
+    semantic: SemanticService,
+    *,
+    built_windows: Callable[[], SessionWindows | None],
+) -> ErasureService:
+    """Tiers in the order ErasureService runs them; `storage` (where the backend compacts) last.
+    Takes the pieces rather than the Services that own them, so this module does not import
+    services.py, which imports it."""
     derived: list[Tier] = [("beliefs", lambda fp: semantic.store.forget_subject(fp.subject_id))]
     if semantic.passages is not None:
         passages = semantic.passages
         derived.append(("history_passages", lambda fp: passages.erase_subject(fp.subject_id)))
-    if services.settings.procedural_enabled:
-        derived.append(("skill_drafts", lambda fp: forget_review_drafts(services.skills, fp)))
+    if settings.procedural_enabled:
+        derived.append(("skill_drafts", lambda fp: forget_review_drafts(ports.skill_library, fp)))
     conversations = ports.conversation_memory
     derived.append(("conversations", lambda fp: forget_conversations(conversations, fp)))
     # Only a context service this process has built holds windows; building one here would not.
-    cleanup: list[Tier] = [
-        ("caches", lambda fp: clear_caches(services.__dict__["context"].windows, fp)
-         if "context" in services.__dict__ else 0)
-    ]  # fmt: skip
+    cleanup: list[Tier] = [("caches", lambda fp: clear_caches(built_windows(), fp))]
     compaction = ports.compaction
     if compaction is not None:
         cleanup.append(("storage", lambda _: compaction()))
     return ErasureService(
-        services.settings.tenant_id,
+        settings.tenant_id,
         ports.erasure_ledger,
         ports.subject_log,
         ports.blob_store,
@@ -72,10 +77,11 @@ def build_erasure(services: Services) -> ErasureService:
     )
 
 
-def build_export(services: Services) -> SubjectExport:
+def build_export(ports: Ports, semantic: Callable[[], SemanticService]) -> SubjectExport:
+    """The export reads the active belief generation, building the tier only on first use."""
     return SubjectExport(
-        services.ports.subject_log,
-        services.ports.erasure_ledger,
-        lambda: services.semantic.store.active(),  # noqa: PLW0108 - builds the tier on first use
-        services.ports.blob_store,
+        ports.subject_log,
+        ports.erasure_ledger,
+        lambda: semantic().store.active(),  # noqa: PLW0108 - builds the tier on first use
+        ports.blob_store,
     )
