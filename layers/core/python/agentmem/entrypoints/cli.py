@@ -6,33 +6,12 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from agentmem.settings import Settings
+# The verbs' shared helpers live in cli_support, below the command modules that use them too;
+# they stay importable from here for the demo, the benches and the tests.
+from agentmem.entrypoints.cli_support import MAX_ROWS, load_settings, local_tail, local_worker, print_rows
 
-if TYPE_CHECKING:
-    from agentmem.ports.log import CheckpointStore, LogTail
-    from agentmem.semantic.worker import ProjectorWorker
-    from agentmem.wiring import Services
-
-
-def load_settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {}
-    for name in ("host", "port", "data_dir"):
-        value = getattr(args, name, None)
-        if value is not None:
-            overrides[name] = value
-    return Settings.from_env(**overrides)
-
-
-def local_worker(services: Services) -> ProjectorWorker:
-    """The projector worker over the local log: beliefs, and the skill and asset indexes."""
-    from agentmem.errors import UnsupportedOnBackendError
-
-    try:
-        return services.projector_worker()
-    except UnsupportedOnBackendError as exc:
-        raise SystemExit(f"the local projector worker cannot run here: {exc}") from None
+__all__ = ["MAX_ROWS", "build_parser", "load_settings", "local_tail", "local_worker", "main", "print_rows"]
 
 
 # What exists on AWS instead of a replay (docs/deploy.md, "Redrive and catch-up").
@@ -41,16 +20,6 @@ AWS_REPAIRS = (
     "gave up on, and `agentmem catch-up --session <id>` projects a session again from the table; "
     "`agentmem replay --backend aws` rebuilds the tier with the stack's state machine (docs/deploy.md)."
 )
-
-
-def local_tail(services: Services, verb: str, *, hint: str = "") -> tuple[LogTail, CheckpointStore]:
-    """The log in append order and the projector's checkpoints: only the local backend has them."""
-    from agentmem.errors import UnsupportedOnBackendError
-
-    try:
-        return services.ports.log_tail, services.ports.checkpoints
-    except UnsupportedOnBackendError as exc:
-        raise SystemExit(f"{verb} reads the local log: {exc}" + (f" {hint}" if hint else "")) from None
 
 
 def cmd_project(args: argparse.Namespace) -> int:
@@ -146,15 +115,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if len(rows) > MAX_ROWS:
         print(f"... and {len(rows) - MAX_ROWS} more")
     return 1
-
-
-MAX_ROWS = 200
-
-
-def print_rows(headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
-    for row in [headers, ["-" * w for w in widths], *rows]:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
 def cmd_forget(args: argparse.Namespace) -> int:

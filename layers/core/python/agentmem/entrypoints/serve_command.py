@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentmem.entrypoints.cli import load_settings, local_worker
+from agentmem.entrypoints.cli_support import load_settings, local_worker
 
 
 def add_serve_verb(verbs: Any) -> None:

@@ -126,7 +126,7 @@ def eval_questions(path: Path | None) -> tuple[str, list[BeliefQuestion]]:
 
 def cmd_shadow(args: argparse.Namespace, live: Services, base: dict[str, Any]) -> int:
     from agentmem.adapters.tokens import count_tokens
-    from agentmem.entrypoints.cli import local_tail
+    from agentmem.entrypoints.cli_support import local_tail
     from agentmem.ports.tokens import DEFAULT_ENCODING
     from agentmem.progress import CountingTail, progress
     from agentmem.semantic.health import PROBE_SUBJECT
@@ -197,7 +197,7 @@ def report_json(
 def print_report(
     overrides: dict[str, str], events: int, diff: ShadowDiff, source: str, recalls: list[Recall]
 ) -> None:
-    from agentmem.entrypoints.cli import MAX_ROWS, print_rows
+    from agentmem.entrypoints.cli_support import MAX_ROWS, print_rows
 
     given = ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())) or "the live settings"
     print(
@@ -255,7 +255,7 @@ def settings_to_set(recorded: dict[str, JsonValue], now: dict[str, JsonValue]) -
 
 
 def cmd_promote(args: argparse.Namespace, live: Services) -> int:
-    from agentmem.entrypoints.cli import local_tail
+    from agentmem.entrypoints.cli_support import local_tail
     from agentmem.errors import AgentMemError
     from agentmem.semantic.shadow_build import promotable, promote
 

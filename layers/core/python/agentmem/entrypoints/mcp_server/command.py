@@ -46,7 +46,7 @@ def add_parser(verbs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentmem.entrypoints.cli import load_settings
+    from agentmem.entrypoints.cli_support import load_settings
     from agentmem.entrypoints.mcp_server.identity import IdentityError
 
     settings = load_settings(args)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 def _local_server(
     args: argparse.Namespace, settings: Settings, api_key: str | None, search_gate: bool
 ) -> tuple[Server[Any], ProjectorWorker]:
-    from agentmem.entrypoints.cli import local_worker
+    from agentmem.entrypoints.cli_support import local_worker
     from agentmem.entrypoints.mcp_server.backend import LocalBackend
     from agentmem.entrypoints.mcp_server.identity import FixedIdentity, configured_caller
     from agentmem.entrypoints.mcp_server.server import ServerOptions, build_server
