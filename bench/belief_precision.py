@@ -79,9 +79,20 @@ def belief_rows(split: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["subject_id"], r["key"], r["value"]))
 
 
+def label_of(row: dict[str, Any], labels: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The row's label; a value the rules now trim (a trailing "and" dropped) is matched to the
+    labelled belief it was cut from: same subject and key, the labelled value starting with it."""
+    if row["label_key"] in labels:
+        return labels[row["label_key"]]
+    stem = label_key(row["subject_id"], row["key"], row["value"])
+    longer = [k for k in labels if k.startswith(stem + " ")]
+    return labels[longer[0]] if len(longer) == 1 else None
+
+
 def precision(rows: Iterable[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> dict[str, Any]:
     rows = list(rows)
-    judged = [(r, labels[r["label_key"]]) for r in rows if r["label_key"] in labels]
+    found = [(r, label_of(r, labels)) for r in rows]
+    judged = [(r, label) for r, label in found if label is not None]
     right = sum(label["right"] for _, label in judged)
     flagged = [(r, label) for r, label in judged if r["flag"]]
     return {
@@ -91,7 +102,7 @@ def precision(rows: Iterable[dict[str, Any]], labels: dict[str, dict[str, Any]])
         "precision": round(right / len(judged), 4) if judged else None,
         "flagged": len(flagged),
         "flagged_right": sum(label["right"] for _, label in flagged),
-        "unlabelled": [r["label_key"] for r in rows if r["label_key"] not in labels],
+        "unlabelled": [r["label_key"] for r, label in found if label is None],
         "wrong": [
             {"label_key": r["label_key"], "text": r["text"], "why": label.get("why", "")}
             for r, label in judged
@@ -101,8 +112,10 @@ def precision(rows: Iterable[dict[str, Any]], labels: dict[str, dict[str, Any]])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--split", default="dev", choices=["dev", "test", "beliefs", "all"])
     parser.add_argument("--dump", type=Path, help="also write every belief with its source utterances here")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -114,8 +127,10 @@ def main() -> None:
     result = precision(rows, labels)
     share = result["precision"]
     print(f"belief precision on Switchboard ({args.split}): {result['beliefs']} beliefs made")
-    print(f"  labelled {result['labelled']}, right {result['right']}, precision "
-          f"{'n/a' if share is None else f'{share:.1%}'} (bar {BAR:.0%})")
+    print(
+        f"  labelled {result['labelled']}, right {result['right']}, precision "
+        f"{'n/a' if share is None else f'{share:.1%}'} (bar {BAR:.0%})"
+    )
     print(f"  flagged {result['flagged']}, of them right {result['flagged_right']}")
     for wrong in result["wrong"]:
         print(f"  wrong: {wrong['text']!r}: {wrong['why']}")

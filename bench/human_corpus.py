@@ -167,9 +167,10 @@ def conversations(text: Snapshot, table: Snapshot) -> dict[int, Conversation]:
     return found
 
 
-def propose(found: dict[int, Conversation]) -> list[tuple[int, list[int]]]:
+def propose(found: dict[int, Conversation], skip: int = 0) -> list[tuple[int, list[int]]]:
     """The selection rule: the callers with the most SwDA conversations (ties: lower caller number),
-    each with their first SESSIONS conversations in date order."""
+    each with their first SESSIONS conversations in date order; `skip` passes over the first
+    callers (the belief-precision set takes the SUBJECTS after the question sets' ones)."""
     by_caller: dict[int, list[Conversation]] = {}
     for conv in found.values():
         for caller in conv.sides.values():
@@ -180,7 +181,7 @@ def propose(found: dict[int, Conversation]) -> list[tuple[int, list[int]]]:
     )
     return [
         (c, [v.number for v in sorted(by_caller[c], key=lambda v: (v.date, v.start, v.number))][:SESSIONS])
-        for c in ranked[:SUBJECTS]
+        for c in ranked[skip : skip + SUBJECTS]
     ]
 
 
@@ -253,7 +254,10 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
     """The labels and the built corpus of each labelled subject (of `split`, or all); exits with
     how to build the corpus when it is missing."""
     labels = json.loads(LABELS.read_text(encoding="utf-8"))
-    chosen = [s for s in labels["subjects"] if split in (None, "all", s["split"])]
+    # "all" is the question sets; the belief-precision callers ("beliefs") have no questions.
+    chosen = [
+        s for s in labels["subjects"] if split == s["split"] or (split in (None, "all") and s["split"] != "beliefs")
+    ]
     subjects = []
     for subject in chosen:
         path = corpus_dir() / f"{subject['subject_id']}.json"
@@ -279,12 +283,13 @@ def main() -> None:
     )
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--propose", action="store_true", help="print the selection rule's subjects")
+    parser.add_argument("--skip", type=int, default=0, help="with --propose: pass over this many callers")
     args = parser.parse_args()
     text = Snapshot(find_snapshot(TEXT_REPO, args.text), TEXT_COMMIT)
     table = Snapshot(find_snapshot(TABLES_REPO, args.tables), TABLES_COMMIT)
     if args.propose:
         found = conversations(text, table)
-        for caller, convs in propose(found):
+        for caller, convs in propose(found, args.skip):
             print(
                 json.dumps({"caller": caller, "sessions": convs, "topics": [found[c].topic for c in convs]})
             )

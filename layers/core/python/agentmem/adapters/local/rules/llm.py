@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from agentmem.adapters.local.rules import changes, entity_facts, idioms, keys, possessive, shapes, verdict
 from agentmem.adapters.local.rules.found import Context, Found
 from agentmem.adapters.local.rules.sentences import is_question, mask_quotes, split, states
+from agentmem.adapters.local.rules.standing import admitted
 from agentmem.adapters.local.rules.verdict_lexicon import stem
 from agentmem.adapters.local.rules.voice import names, passages
 from agentmem.model.beliefs import (
@@ -67,7 +68,8 @@ class RulesLLM:
                         sentence, idioms.supersede(list(_statements(ctx, sentence, before))), before
                     )
                     about_entities = _declared(ctx, entity_facts.find(ctx, sentence, states))
-                    stated = sorted((*told, *about_entities), key=lambda f: f.start)
+                    ordered = sorted((*told, *about_entities), key=lambda f: f.start)
+                    stated = [f for f in (admitted(f, sentence) for f in ordered) if f is not None]
                     found, before = found + stated, "" if stated else sentence
         return _facts(found, declared)
 

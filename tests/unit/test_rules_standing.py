@@ -1,0 +1,85 @@
+"""The bar a statement clears before it becomes a belief (rules/standing.py): spoken and casual
+text lines a shape's words up by accident, and such a statement must state nothing, while the
+plain statements beside it still do. The examples are written here in the manner of telephone
+talk; bench/belief_precision.py measures the bar on real transcripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentmem.adapters.local.rules_llm import RulesLLM
+from agentmem.model.events import Event
+from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES
+
+
+def extract(content: str) -> list[tuple[str, str]]:
+    event = Event(
+        event_id="ev1", session_id="s1", seq=1, subject_id="dana", round=0, agent="user", kind="message",
+        media_type="text/plain", content=content, created_at="2026-01-01T00:00:00Z",
+    )  # fmt: skip
+    return [(f.key, f.value or "") for f in RulesLLM().extract_facts(event, DEFAULT_FACT_TYPES)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I like to read, uh, mostly westerns.",  # a filler cut the object off
+        "well, I like to uh, paint with my nephew.",  # the filler inside the value
+        "I really like a lot",  # a taste with no object
+        "I like to fix it myself.",  # "it": only the conversation says what
+        "I love seeing them at the lake",  # "them"
+        "oh, I like those",  # "those"
+        "I like eating there",  # a short value that points away
+        "I prefer to talk about",  # cut off at a preposition
+        "I have one again at State this year",  # a count of nothing
+        "my main thing is room",  # "thing" names no attribute
+        "our evenings are very limited",  # an evaluation, not an attribute's value
+        "our first game is tomorrow night",  # a time relative to when it was said
+        "I'm living in the A and M dorm right now",  # a name used as a modifier
+        "I love the lake I love the lake",  # the statement started over inside its value
+    ],
+)
+def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None:
+    assert extract(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Tulsa", ("city", "Tulsa")),
+        ("I'm living in Tulsa now.", ("city", "Tulsa")),
+        ("I work at T I", ("employer", "T I")),
+        ("I like Texas, um, not the humidity though", ("preference", "likes Texas")),
+        ("I like to fish", ("preference", "likes to fish")),
+        ("I like leather seats also.", ("preference", "likes leather seats also")),
+        ("I'm a graduate student in speech.", ("identity", "graduate student")),
+        # A value cut at a trailing "and" keeps what came before it, and the sentence says so too.
+        (
+            "I love to visit old towns and the coast and",
+            ("preference", "loves to visit old towns and the coast"),
+        ),
+    ],
+)
+def test_a_plain_statement_beside_them_still_states_its_fact(text: str, expected: tuple[str, str]) -> None:
+    assert expected in extract(text)
+
+
+def test_a_false_start_is_not_read_but_the_statement_said_again_is() -> None:
+    assert extract("I like loud, I like the quiet bands more.") == [
+        ("preference", "likes the quiet bands more")
+    ]
+
+
+def test_a_trimmed_value_is_trimmed_in_its_sentence_too() -> None:
+    event = Event(
+        event_id="ev1", session_id="s1", seq=1, subject_id="dana", round=0, agent="user", kind="message",
+        media_type="text/plain", content="I love to visit old towns and the coast and",
+        created_at="2026-01-01T00:00:00Z",
+    )  # fmt: skip
+    (fact,) = RulesLLM().extract_facts(event, DEFAULT_FACT_TYPES)
+    assert fact.text.endswith("old towns and the coast.")
+
+
+def test_a_degree_word_alone_refuses_nothing_but_the_households_evaluation() -> None:
+    assert extract("My risk tolerance is very cautious.") == [("risk_tolerance", "very cautious")]
+    assert extract("our salaries are a little bit higher") == []
