@@ -5,13 +5,13 @@ questions about what a caller said in an earlier conversation, read from the cal
 
 Each subject is one Switchboard caller; each of their conversations (in date order) is a session,
 and every utterance one event (kind "message"; agent = the subject's id for the caller's own
-utterances, so that "I" there is the subject, and the partner's caller id for the other side), appended over the
-HTTP API to the local backend with the embedded defaults. The projector is drained, then each
-labelled question (bench/data/human_conversations/labels.json) is read with POST /v1/context from
-the subject's LAST session, agent "reader", the default `include`, at each budget: as an agent
-taking part in that conversation would read, so that session's own events are in the read. The
-naive baseline (bench/naive_retriever.py: BM25 + MiniLM, RRF, greedy packing) ranks all the
-subject's raw events for the same question at the same budgets.
+utterances, so that "I" there is the subject, and the partner's caller id for the other side),
+appended over the HTTP API to the local backend with the embedded defaults. The projector is
+drained, then each labelled question (bench/data/human_conversations/labels.json) is read with
+POST /v1/context from the subject's LAST session, agent "reader", the default `include`, at each
+budget: as an agent taking part in that conversation would read, so that session's own events are
+in the read. The naive baseline (bench/naive_retriever.py: BM25 + MiniLM, RRF, greedy packing)
+ranks all the subject's raw events for the same question at the same budgets.
 
 Reported per system and budget: evidence recall (share of the labelled evidence utterances that
 reached the reader: by event id in an item's ref, or through a belief's provenance, as

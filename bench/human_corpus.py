@@ -255,8 +255,9 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
     how to build the corpus when it is missing."""
     labels = json.loads(LABELS.read_text(encoding="utf-8"))
     # "all" is the question sets; the belief-precision callers ("beliefs") have no questions.
+    questioned = split in (None, "all")
     chosen = [
-        s for s in labels["subjects"] if split == s["split"] or (split in (None, "all") and s["split"] != "beliefs")
+        s for s in labels["subjects"] if s["split"] == split or (questioned and s["split"] != "beliefs")
     ]
     subjects = []
     for subject in chosen:
