@@ -74,6 +74,19 @@ class PassageIndexContract:
         assert hit.passage.stated == (StatedFact(key="city", value="Lisbon"),)
         assert hit.source == "keyword"
 
+    def test_restate_gives_an_indexed_passage_its_facts_and_adds_nothing(self, index: PassageIndex) -> None:
+        # Indexed without facts while extraction failed; restated once it succeeded.
+        facts = (StatedFact(key="hobby", member="garden", value="allotment garden"),)
+        stray = passage("s9", 9, "Never indexed.", stated=facts)
+        restated = GARDEN.model_copy(update={"stated": facts})
+        assert index.restate([restated, stray]) == 1
+        (hit,) = index.keyword_search("priya", "allotment", 5)
+        assert hit.passage == restated
+        assert index.vector_search("priya", EAST, 1)[0].passage == restated  # its vector stays
+        assert index.missing("priya", [stray.passage_id]) == {stray.passage_id}
+        assert index.count("priya") == 3
+        assert index.restate([restated]) == 0  # the same facts again change nothing
+
     # -- search -------------------------------------------------------------------------------
 
     def test_vector_search_ranks_by_cosine_and_stops_at_k(self, index: PassageIndex) -> None:

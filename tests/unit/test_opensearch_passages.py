@@ -146,6 +146,24 @@ def test_add_creates_each_passage_under_its_id_and_a_repeat_is_no_error(
     assert doc["passage"] == GARDEN.model_dump(mode="json")
 
 
+def test_restate_updates_only_the_stored_passage_and_never_upserts(
+    index: OpenSearchPassageIndex, fake: FakeConnection
+) -> None:
+    reply = {
+        "errors": True,
+        "items": [
+            {"update": {"status": 200, "result": "updated"}},
+            {"update": {"status": 404, "error": {"type": "document_missing_exception"}}},
+        ],
+    }
+    answer(fake, (200, reply))
+    assert index.restate([MOVE, GARDEN]) == 1  # GARDEN was erased meanwhile: it stays gone
+    (bulk,) = fake.requests
+    assert (bulk.method, bulk.path) == ("POST", f"/{EVENTS}/_bulk")
+    assert bulk.body[0] == {"update": {"_id": f"acme|priya|{MOVE.passage_id}"}}
+    assert bulk.body[1] == {"doc": {"passage": MOVE.model_dump(mode="json")}}
+
+
 def test_a_throttled_item_is_retryable(index: OpenSearchPassageIndex, fake: FakeConnection) -> None:
     reply = {"errors": True, "items": [{"create": {"status": 429, "error": {"type": "rejected"}}}]}
     answer(fake, (200, reply))
@@ -226,6 +244,8 @@ def test_every_request_the_projector_sends_for_passages_is_one_its_policy_allows
     index.missing("priya", [GARDEN.passage_id])
     answer(fake, (200, {"errors": False, "items": [{"create": {"status": 201}}]}))
     index.add([GARDEN], [EAST])
+    answer(fake, (200, {"errors": False, "items": [{"update": {"status": 200, "result": "updated"}}]}))
+    index.restate([GARDEN])
     answer(fake, (200, {"count": 1}))
     index.count("priya")
     answer(fake, (200, {"deleted": 1}), ACK)

@@ -177,6 +177,13 @@ class PassageIndex(Protocol):
         search once `store_vectors` has given them theirs."""
         ...
 
+    def restate(self, passages: Sequence[Passage]) -> int:
+        """Give each passage already indexed the `stated` facts of `passages` (same subject and
+        passage id), leaving its text and vector as they are; a passage not indexed (or erased) is
+        not added. Returns how many changed. Projection indexes passages without their facts when
+        extraction fails, so history never goes blind, and restates them once it succeeds."""
+        ...
+
     def pending(self, limit: int) -> list[Passage]:
         """Up to `limit` passages of the tenant still without a vector, oldest first."""
         ...

@@ -119,9 +119,43 @@ class Projector:
         will need a vector (new belief texts, and passages not indexed yet unless the passage
         index defers their vectors) are embedded in one call up front: one call per fact made
         embedding most of the projection time."""
-        if self._guard is not None and events:
-            erased = self._guard.erased({e.subject_id for e in events})
-            events = [e for e in events if e.subject_id not in erased]
+        events = self._unerased(events)
+        try:
+            observations = self._observations(events)
+            new, restated = self._passages_to_write(events, observations)
+            return self._apply_all(observations, new, restated)
+        except Exception:
+            # The log is the truth, and history reads it through the passages: a failing
+            # extractor (a model server down) must not keep them out of the index. They go in
+            # without the facts their events state, which `restate` adds once projection succeeds.
+            self._index_passages_anyway(events)
+            raise
+
+    def index_passages(self, events: Sequence[Event]) -> int:
+        """Index the events' passages without extracting anything (no fact attributed yet):
+        what the local worker does for the events past a projection that keeps failing. Returns
+        how many passages were new."""
+        events = self._unerased(events)
+        new, _ = self._passages_to_write(events, [])
+        self._apply_all([], new)
+        return len(new)
+
+    def _index_passages_anyway(self, events: Sequence[Event]) -> None:
+        try:
+            added = self.index_passages(events)
+        except Exception as exc:  # the projection's own error is the one to raise
+            logger.warning("passages not indexed either", extra={"error": type(exc).__name__})
+            return
+        if added:
+            logger.info("passages indexed without their facts", extra={"passages": added})
+
+    def _unerased(self, events: Sequence[Event]) -> Sequence[Event]:
+        if self._guard is None or not events:
+            return events
+        erased = self._guard.erased({e.subject_id for e in events})
+        return [e for e in events if e.subject_id not in erased]
+
+    def _observations(self, events: Sequence[Event]) -> list[Observation]:
         stated = [(event, fact) for event in events for fact in self._facts(event)]
         batch = [Stated(fact, e.subject_id, order_key(e), explicit=bool(e.facts)) for e, fact in stated]
         keys = KeyBook(self._index)  # what each subject's keys were at each point of the log
@@ -137,7 +171,7 @@ class Projector:
             obs = self._observation(event, fact, resolution)
             observations.append(obs)
             keys.note(obs)
-        return self._apply_all(observations, self._new_passages(events, observations))
+        return observations
 
     def _facts(self, event: Event) -> list[FactInput]:
         """The agent's own facts, or what extraction reads in the event."""
@@ -156,7 +190,12 @@ class Projector:
             observations = [o for o in observations if o.subject_id not in erased]
         return self._apply_all(observations, [])
 
-    def _apply_all(self, observations: Sequence[Observation], passages: Sequence[Passage]) -> list[Applied]:
+    def _apply_all(
+        self,
+        observations: Sequence[Observation],
+        passages: Sequence[Passage],
+        restated: Sequence[Passage] = (),
+    ) -> list[Applied]:
         # Where the index can hold a passage before its vector, the passages' vectors are left to
         # the vector lane (`passage_vectors.embed_pending`): embedding them here made projection
         # run at the model's rate (35 events/s) instead of the beliefs' (500).
@@ -168,6 +207,8 @@ class Projector:
                 # After the beliefs: a crash in between redelivers the batch, and both are idempotent.
                 vectors = None if deferred else [self._vector(p.text) for p in passages]
                 self._passages.add(passages, vectors)
+            if self._passages is not None and restated:
+                self._passages.restate(restated)
         finally:
             self._vectors = {}
         touched = {o.subject_id for o in observations} | {p.subject_id for p in passages}
@@ -178,16 +219,22 @@ class Projector:
                 )
         return applied
 
-    def _new_passages(self, events: Sequence[Event], observations: Sequence[Observation]) -> list[Passage]:
-        """The batch's passages that the passage index does not hold yet."""
+    def _passages_to_write(
+        self, events: Sequence[Event], observations: Sequence[Observation]
+    ) -> tuple[list[Passage], list[Passage]]:
+        """The batch's passages that the passage index does not hold yet, and those it holds
+        that state facts (indexed without them if extraction failed then: `restate` is a no-op
+        on one that has them)."""
         if self._passages is None:
-            return []
+            return [], []
         cut = [p for event in events for p in passages_of(event, observations)]
         missing: set[tuple[str, str]] = set()
         for subject in dict.fromkeys(p.subject_id for p in cut):
             ids = [p.passage_id for p in cut if p.subject_id == subject]
             missing |= {(subject, pid) for pid in self._passages.missing(subject, ids)}
-        return [p for p in cut if (p.subject_id, p.passage_id) in missing]
+        new = [p for p in cut if (p.subject_id, p.passage_id) in missing]
+        held = [p for p in cut if (p.subject_id, p.passage_id) not in missing and p.stated]
+        return new, held
 
     def _embed_new_texts(
         self, observations: Sequence[Observation], extra: Sequence[str] = ()

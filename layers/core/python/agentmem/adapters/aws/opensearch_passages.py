@@ -184,6 +184,23 @@ class OpenSearchPassageIndex:
             )
         return added
 
+    def restate(self, passages: Sequence[Passage]) -> int:
+        # A partial update, never an upsert: a passage erased meanwhile answers 404 and stays gone.
+        actions = [
+            line({"update": {"_id": passage_doc_id(self._tenant, p)}})
+            + line({"doc": {"passage": p.model_dump(mode="json")}})
+            for p in passages
+        ]
+        changed = 0
+        for body, count in chunked(actions, 5 * 1024 * 1024):
+            with translated("restate passages"):
+                reply: dict[str, Any] = self._client.bulk(body=body, index=self._index, **self._write)
+            raise_for([f for f in bulk_failures(reply) if f.get("status") != 404], count, "restate passages")
+            changed += sum(
+                1 for item in reply.get("items", []) for o in item.values() if o.get("result") == "updated"
+            )
+        return changed
+
     def _hits(self, body: Body, action: str) -> list[dict[str, Any]]:
         try:
             found: dict[str, Any] = self._client.search(index=self._index, body=body)

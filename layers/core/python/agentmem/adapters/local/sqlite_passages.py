@@ -106,6 +106,17 @@ class SqlitePassageIndex:
                 added += 1
         return added
 
+    def restate(self, passages: Sequence[Passage]) -> int:
+        changed = 0
+        with self._db.write() as conn:
+            for passage in passages:
+                body = passage.model_dump_json()  # the text is the same, so the keywords stay
+                changed += conn.execute(
+                    self._sql("UPDATE passages_g{g} SET body=?" + SUBJECT + " AND passage_id=? AND body<>?"),
+                    (body, self._tenant, passage.subject_id, passage.passage_id, body),
+                ).rowcount
+        return changed
+
     # -- the vector lane ----------------------------------------------------------------------
 
     def pending(self, limit: int) -> list[Passage]:
