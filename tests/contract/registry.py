@@ -21,6 +21,7 @@ from tests.contract.inspector_transport_contract import TransportContract
 from tests.contract.llm_contract import LLMContract
 from tests.contract.log_tail_contract import LogTailContract
 from tests.contract.passage_index_contract import PassageIndexContract
+from tests.contract.projection_status_contract import ProjectionStatusContract
 from tests.contract.relevance_contract import RelevanceContract
 from tests.contract.reranker_contract import RerankerContract
 from tests.contract.retention_contract import ObservationSnapshotContract, RetentionSweeperContract
@@ -46,6 +47,9 @@ SUITES: dict[str, Suite] = {
     "EventLog": Suite(EventLogContract, ("SqliteEventLog", "DynamoDbEventLog", "InMemoryEventLog")),
     "LogTail": Suite(LogTailContract, ("SqliteEventLog", "InMemoryEventLog")),
     "CheckpointStore": Suite(CheckpointStoreContract, ("SqliteCheckpoints", "InMemoryCheckpoints")),
+    "ProjectionStatusStore": Suite(
+        ProjectionStatusContract, ("SqliteProjectionStatus", "DynamoDbProjectionStatus")
+    ),
     "BlobStore": Suite(BlobStoreContract, ("FolderBlobStore", "S3BlobStore")),
     "Embedder": Suite(EmbedderContract, ("MiniLmEmbedder", "BedrockEmbedder", "OpenAICompatEmbedder")),
     "LLM": Suite(LLMContract, ("RulesLLM", "BedrockLLM", "OpenAICompatLLM")),

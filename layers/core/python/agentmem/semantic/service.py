@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
-from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.errors import AgentMemError, InvalidInputError, NotFoundError
 from agentmem.model.beliefs import Belief, BeliefHit
 from agentmem.model.events import Event
+from agentmem.model.projection import ProjectionLag, lag_of
 from agentmem.ports.embedding import Embedder
+from agentmem.ports.projection import ProjectionStatusStore
 from agentmem.ports.semantic import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.projector import Applied, ErasureGuard, Projector
+
+logger = logging.getLogger(__name__)
 
 MAX_SEARCH_K = 50
 
@@ -33,11 +39,14 @@ class SemanticService:
         erasures: ErasedSubjects | None = None,
         purge: Callable[[str], int] | None = None,
         passages: PassageStore | None = None,
+        status: ProjectionStatusStore | None = None,
     ) -> None:
         """`purge` removes a subject erased while a batch was projected (default: the store's
-        forget_subject; the local wiring also compacts the file, as the erasure itself does)."""
+        forget_subject; the local wiring also compacts the file, as the erasure itself does).
+        `status` is where the projector says how it fares, for reads to report."""
         self.store = store
         self.passages = passages  # the history source's index; None where it is not wired
+        self.status = status
         self.llm = llm
         self.embedder = embedder
         self.fact_types = fact_types
@@ -55,6 +64,18 @@ class SemanticService:
 
     def project(self, event: Event) -> list[Applied]:
         return self.projector().project(event)
+
+    def projection_lag(self, now: datetime | None = None) -> ProjectionLag | None:
+        """How far behind the log the beliefs are while projection is failing; None while it is
+        not (or where no status is wired). One small read of the shared status."""
+        if self.status is None:
+            return None
+        try:
+            status = self.status.load()
+        except AgentMemError as exc:  # a read must never fail for want of its status
+            logger.warning("projection status not read", extra={"error": exc.message})
+            return None
+        return lag_of(status, now or datetime.now(UTC))
 
     def current(self, subject_id: str) -> list[Belief]:
         return self.store.active().current(subject_id)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, EventLog, LogTail
     from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
+    from agentmem.ports.projection import ProjectionStatusStore
     from agentmem.ports.ranking import RelevanceModel, Reranker
     from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
     from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
@@ -34,6 +35,7 @@ class BackendFactory(Protocol):
     def event_log(self) -> EventLog: ...
     def log_tail(self) -> LogTail: ...
     def checkpoints(self) -> CheckpointStore: ...
+    def projection_status(self) -> ProjectionStatusStore: ...
     def blob_store(self) -> BlobStore: ...
     def embedder(self) -> Embedder: ...
     def llm(self) -> LLM: ...
@@ -62,6 +64,7 @@ class PortOverrides(TypedDict, total=False):
     event_log: EventLog
     log_tail: LogTail
     checkpoints: CheckpointStore
+    projection_status: ProjectionStatusStore
     blob_store: BlobStore
     embedder: Embedder
     llm: LLM
@@ -106,6 +109,10 @@ class Ports:
     @cached_property
     def checkpoints(self) -> CheckpointStore:
         return self.factory.checkpoints()
+
+    @cached_property
+    def projection_status(self) -> ProjectionStatusStore:
+        return self.factory.projection_status()
 
     @cached_property
     def blob_store(self) -> BlobStore:

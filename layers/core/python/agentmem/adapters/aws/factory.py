@@ -25,11 +25,15 @@ if TYPE_CHECKING:
     from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, EventLog, LogTail
     from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
+    from agentmem.ports.projection import ProjectionStatusStore
     from agentmem.ports.ranking import RelevanceModel, Reranker
     from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
     from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
     from agentmem.wiring.ports import Compaction
 
+STATUS_MAX_AGE = 5.0
+"""Seconds a read function container trusts the projection status it read: a failing projection
+shows in reads within this, and a read costs a GetItem at most this often."""
 NO_TAIL = "on AWS the DynamoDB stream drives the projector; the local worker and replay tail the local log"
 
 
@@ -82,6 +86,14 @@ class AwsFactory:
 
     def checkpoints(self) -> CheckpointStore:
         raise UnsupportedOnBackendError(NO_TAIL)
+
+    def projection_status(self) -> ProjectionStatusStore:
+        """The stream projector's failure path writes it; the read function reads it."""
+        from agentmem.adapters.aws.dynamodb_projection_status import DynamoDbProjectionStatus
+
+        return DynamoDbProjectionStatus(
+            self._settings.table_name, self._tenant, client=self._dynamodb, max_age_seconds=STATUS_MAX_AGE
+        )
 
     def blob_store(self) -> BlobStore:
         from agentmem.adapters.aws.s3_blobs import S3BlobStore

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, LogTail
     from agentmem.ports.procedural import SkillIndex, SkillReviewer, StampedLibrary
+    from agentmem.ports.projection import ProjectionStatusStore
     from agentmem.ports.ranking import RelevanceModel, Reranker
     from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
     from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
@@ -62,6 +63,11 @@ class LocalFactory:
         from agentmem.adapters.local.sqlite_log import SqliteCheckpoints
 
         return SqliteCheckpoints(self.database, self._tenant)
+
+    def projection_status(self) -> ProjectionStatusStore:
+        from agentmem.adapters.local.sqlite_projection_status import SqliteProjectionStatus
+
+        return SqliteProjectionStatus(self.database, self._tenant)
 
     def blob_store(self) -> BlobStore:
         from agentmem.adapters.local.blob_folder import FolderBlobStore
