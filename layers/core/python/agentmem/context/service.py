@@ -28,6 +28,7 @@ from agentmem.model.context import (
     DroppedItem,
 )
 from agentmem.model.events import Event
+from agentmem.model.projection import ProjectionLag
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
 from agentmem.ports.log import EventLog
@@ -180,6 +181,18 @@ class ContextService:
             )
         return found
 
+    def _projection_lag(self, request: ContextRequest, notes: list[str]) -> ProjectionLag | None:
+        """While projection fails, a read of beliefs or history says so: what it reads may lag."""
+        if "semantic" not in request.include and "history" not in request.include:
+            return None
+        lag = self._semantic().projection_lag()
+        if lag is not None:
+            notes.append(
+                f"projection failing since {lag.failing_since} ({lag.failed_attempts} attempts):"
+                f" {lag.last_error}; beliefs lag the log, events and history passages are still read"
+            )
+        return lag
+
     def build(self, request: ContextRequest) -> ContextResponse:
         notes: list[str] = []
         candidates: list[Candidate] = []
@@ -275,6 +288,7 @@ class ContextService:
                 DroppedItem(item_id=d.item_id, source=d.source, reason=d.reason)
                 for d in dropped + packed.dropped
             ],
+            projection_lag=self._projection_lag(request, notes),  # before `notes`: it adds one
             notes=notes,
         )
         return ContextResponse(markdown=packed.markdown, items=context_items(packed), trace=trace)

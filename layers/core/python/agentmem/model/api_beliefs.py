@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentmem.model.beliefs import Belief, BeliefHit
+from agentmem.model.projection import ProjectionLag
 
 
 class BeliefList(BaseModel):
@@ -46,4 +47,9 @@ class DeepHealth(BaseModel):
     problems: list[str]
     consistency: ConsistencySample | None = Field(
         default=None, description="The log checked against a sample of beliefs; None when not run."
+    )
+    projection: ProjectionLag | None = Field(
+        default=None,
+        description="Set while projection is failing (which makes the check fail): since when, why,"
+        " and how far the beliefs lag the log.",
     )

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentmem.model.common import Identifier
+from agentmem.model.projection import ProjectionLag
 
 MAX_BUDGET = 50_000
 Source = Literal["episodic", "semantic", "history", "skills"]
@@ -89,6 +90,11 @@ class ContextTrace(BaseModel):
     candidates_by_source: dict[str, int]
     dropped: list[DroppedItem]
     notes: list[str]
+    projection_lag: ProjectionLag | None = Field(
+        default=None,
+        description="Set only while projection is failing: since when, why, and how far the beliefs"
+        " lag the log. This session's events and the history passages are still read.",
+    )
 
 
 class ContextResponse(BaseModel):

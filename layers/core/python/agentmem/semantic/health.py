@@ -1,5 +1,7 @@
-"""Deep health: the vector index is populated and answers a paraphrase correctly. It fails
-loudly when embeddings are missing, so keyword matching can never pass for semantic search.
+"""Deep health: the vector index is populated and answers a paraphrase correctly, and projection
+is not failing. It fails loudly when embeddings are missing, so keyword matching can never pass
+for semantic search, and while the projector cannot extract, so stale beliefs never pass for
+current ones.
 
 Writers and readers are split: `seed_probe` writes the probe beliefs (the projector calls it
 when it starts, and projection into a new generation does before its first event), and
@@ -90,6 +92,14 @@ def deep_health(
     With `log`, a bounded sample of beliefs is also reconciled with the log (`verify.sample`)."""
     index = semantic.store.active()
     problems: list[str] = []
+    lag = semantic.projection_lag()
+    if lag is not None:
+        # Reads still answer from the log, but beliefs stop growing: an operator must hear of it.
+        behind = f"; {lag.unprojected_events} events not projected" if lag.unprojected_events else ""
+        problems.append(
+            f"projection failing since {lag.failing_since} ({lag.failed_attempts} attempts):"
+            f" {lag.last_error}{behind}"
+        )
     subjects = [s for s in index.subjects() if s != PROBE_SUBJECT][:MAX_SUBJECTS]
     for subject in subjects:
         total, with_vector = index.vector_coverage(subject)
@@ -134,4 +144,5 @@ def deep_health(
         subjects_checked=len(subjects),
         problems=problems,
         consistency=consistency,
+        projection=lag,
     )

@@ -1,4 +1,7 @@
-"""`GET /v1/health/deep`: 200 when the semantic tier really searches by meaning, 503 when not."""
+"""`GET /v1/health/deep`: 200 when the semantic tier really searches by meaning and projection keeps
+up, 503 when not. A failing projection is a 503 although reads still answer (from the log's
+events and passages): the check says whether the tier does its whole job, and a load balancer's
+liveness probe is `/v1/health`, which stays 200."""
 
 from __future__ import annotations
 
@@ -16,12 +19,12 @@ def health_router(check: Callable[[], DeepHealth]) -> APIGatewayRouter:
 
     @router.get(
         "/v1/health/deep",
-        summary="Vector index populated, a paraphrase probe retrieves the right belief, and a sample"
-        " of beliefs agrees with the log",
+        summary="Vector index populated, a paraphrase probe retrieves the right belief, a sample"
+        " of beliefs agrees with the log, and projection is not failing",
         responses={
             200: {"description": "Healthy.", "content": {"application/json": {"model": DeepHealth}}},
             503: {
-                "description": "Failing; `problems` says why.",
+                "description": "Failing; `problems` says why, and `projection` how far beliefs lag.",
                 "content": {"application/json": {"model": DeepHealth}},
             },
         },
