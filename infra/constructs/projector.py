@@ -126,6 +126,8 @@ class Projector(Construct):
         models.grant_invoke(projector.role, projector)
         # Library and catalogue records are re-read from the table (a stream image may be stale).
         storage.grant_library_read(projector.role)
+        # A failing event says so where reads and the deep health check look (entrypoints/stream_status).
+        storage.grant_status_write(projector.role)
         return projector
 
     def _subscribe(self, storage: Storage) -> None:

@@ -165,6 +165,11 @@ class Storage(Construct):
         """Check subjects against the erasure tombstones (projection skips the erased)."""
         self._grant_where(grantee, ("dynamodb:BatchGetItem",), self.tenant_partitions("ERASED"))
 
+    def grant_status_write(self, grantee: iam.IGrantable) -> None:
+        """Put the projection status item, which the stream projector writes on its failure path
+        (the read function's log read covers reading it)."""
+        self._grant_where(grantee, ("dynamodb:PutItem",), self.tenant_partitions("STATUS"))
+
     def _grant_where(self, grantee: iam.IGrantable, actions: tuple[str, ...], partitions: list[str]) -> None:
         grantee.grant_principal.add_to_principal_policy(
             iam.PolicyStatement(

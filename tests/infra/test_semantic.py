@@ -161,7 +161,7 @@ def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
     }
 
 
-def test_projector_reads_the_stream_and_nothing_else_of_the_table(
+def test_projector_reads_the_stream_and_writes_only_its_status_item_of_the_table(
     acme: Synth, projector: dict[str, Any]
 ) -> None:
     table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
@@ -183,7 +183,10 @@ def test_projector_reads_the_stream_and_nothing_else_of_the_table(
         "dynamodb:GetItem",
         "dynamodb:Query",
         "dynamodb:BatchGetItem",
+        "dynamodb:PutItem",  # the projection status item only
     }
+    (status,) = [s for s in statements if s["Action"] == "dynamodb:PutItem"]
+    assert status["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#acme#STATUS#*"]}}
     (tombstones,) = [s for s in statements if s["Action"] == "dynamodb:BatchGetItem"]
     assert tombstones["Condition"] == {
         "ForAllValues:StringLike": {

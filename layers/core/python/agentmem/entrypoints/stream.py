@@ -6,7 +6,11 @@ projections too).
 Records arrive as Powertools' typed `DynamoDBRecord`. A record that raises is reported in
 `batchItemFailures` (partial batch failure): Lambda retries from it, bisecting the batch, and once
 retries run out sends its shard and sequence range to the on-failure queue. Projection is
-idempotent, so records delivered again change nothing."""
+idempotent, so records delivered again change nothing.
+
+An event that fails still has its history passages indexed (the projector does so apart from
+extraction), and marks projection failing in the shared status (`stream_status`), which the read
+function's trace and `/v1/health/deep` report until an event projects again."""
 
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from agentmem.adapters.aws.dynamodb_catalogue_items import asset_id_of
 from agentmem.adapters.aws.dynamodb_items import item_to_event
 from agentmem.adapters.aws.dynamodb_skills import skill_key_of
 from agentmem.entrypoints.observability import configure, logger, metrics, traced
+from agentmem.entrypoints.stream_status import StreamStatus
 from agentmem.semantic.health import prepare_for_writes
 from agentmem.wiring import Services
 
@@ -62,8 +67,9 @@ def _reindex(what: str, run: Callable[[], tuple[int, int]], where: dict[str, str
     _count(f"{what.capitalize()}sIndexed")
 
 
-def project_record(services: Services, record: DynamoDBRecord) -> None:
-    """One record. Raises to be retried (and reported in the batch's failures)."""
+def project_record(services: Services, record: DynamoDBRecord, status: StreamStatus | None = None) -> None:
+    """One record. Raises to be retried (and reported in the batch's failures); an event's
+    outcome goes to `status`."""
     stream = record.dynamodb
     if stream is None or record.event_name is None:
         raise ValueError("a DynamoDB stream record without its dynamodb part or eventName")
@@ -99,12 +105,18 @@ def project_record(services: Services, record: DynamoDBRecord) -> None:
         )
         _count("StreamRecordsSkipped")
         return
+    event = None
     try:
-        applied = services.semantic.project(item_to_event(image))
-    except Exception:
+        event = item_to_event(image)
+        applied = services.semantic.project(event)
+    except Exception as exc:
         logger.exception("stream record failed", extra=where)
         _count("StreamRecordsFailed")
+        if status is not None and event is not None:  # an image that is no event is no projection's
+            status.failed(event, exc)
         raise
+    if status is not None:
+        status.succeeded()
     logger.debug("event projected", extra={"beliefs_changed": len(applied), **where})
     _count("EventsProjected")
 
@@ -114,9 +126,10 @@ def stream_handler(services: Services) -> StreamHandler:
     configure()
     prepare(services)
     processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+    status = StreamStatus(lambda: services.ports.projection_status)
 
     def record_handler(record: DynamoDBRecord) -> None:
-        project_record(services, record)
+        project_record(services, record, status)
 
     @logger.inject_lambda_context
     @traced
