@@ -35,7 +35,6 @@ SIMILARITY_TIE = 0.01  # cosines closer than this match the query equally (the s
 @dataclass(frozen=True)
 class Ranked:
     candidates: list[Candidate]
-    dropped: list[Dropped]
     versions: list[Version]
 
 
@@ -55,9 +54,12 @@ def capped_beliefs(
     does (a belief vector search did not find matches at 0) and holds at least as many words:
     a passage shorter than the belief's sentence ("Cautious.") does not say what the belief
     says. On a tie, as when the belief's sentence is its passage's, the belief stands for the
-    passage: it also carries the version."""
+    passage: it also carries the version. A flagged belief is never capped: what changed, and
+    from what, is its own."""
     capped: set[str] = set()
     for belief in beliefs:
+        if belief.flag:
+            continue  # the change and the value it replaced are said by no passage
         own = belief_similarity.get(belief.doc_id, 0.0) + SIMILARITY_TIE
         length = len(sentences_words(belief.text))
         sources = [event_similarity[e] for e in stating_events(belief) if e in event_similarity]
@@ -68,9 +70,8 @@ def capped_beliefs(
 
 def settle_beliefs(
     candidates: Sequence[Candidate], beliefs: Sequence[Belief], capped: set[str]
-) -> tuple[list[Candidate], list[Dropped]]:
-    """Each capped belief whose source passage is among the candidates is dropped for it, or
-    ranked just below it when flagged."""
+) -> list[Candidate]:
+    """Each capped belief whose source passage is among the candidates is ranked just below it."""
     by_event: dict[str, Candidate] = {}
     for c in candidates:
         event_id = c.meta.get("event_id")
@@ -79,7 +80,6 @@ def settle_beliefs(
             by_event[event_id] = c
     by_doc = {f"belief:{b.doc_id}": b for b in beliefs if b.doc_id in capped}
     out: list[Candidate] = []
-    dropped: list[Dropped] = []
     for c in candidates:
         belief = by_doc.get(c.item_id)
         sources = [
@@ -89,13 +89,9 @@ def settle_beliefs(
             out.append(c)
             continue
         source = max(sources, key=lambda s: s.score)
-        if belief.flag:
-            out.append(replace(c, score=min(c.score, source.score * BELOW)))
-        else:
-            dropped.append(
-                Dropped(c.item_id, c.source, f"its source {source.item_id} matches the query better")
-            )
-    return out, dropped
+        # Kept, below it: a long passage may not fit where its one-line belief still does.
+        out.append(replace(c, score=min(c.score, source.score * BELOW)))
+    return out
 
 
 def where(candidate: Candidate) -> str:
@@ -153,9 +149,8 @@ def rank_together(
     capped: set[str],
     statements: Mapping[str, Statement],
 ) -> Ranked:
-    settled, dropped = settle_beliefs(candidates, beliefs, capped)
-    ordered, versions = order_versions(settled, statements)
-    return Ranked(ordered, dropped, versions)
+    ordered, versions = order_versions(settle_beliefs(candidates, beliefs, capped), statements)
+    return Ranked(ordered, versions)
 
 
 def event_similarity(hits: HistoryHits) -> dict[str, tuple[float, int]]:
@@ -204,4 +199,4 @@ def one_ranking(
             f"versions: {len(together.versions)} statement(s) said otherwise later, labelled"
             " and ranked after the later one"
         )
-    return together.candidates, dropped + together.dropped
+    return together.candidates, dropped
