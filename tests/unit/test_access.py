@@ -185,5 +185,5 @@ def test_writer_principals_default_to_writer_and_parse_from_json_or_commas() -> 
     assert Settings().writer_principals == ("writer",)
     assert Settings.from_env({"AGENTMEM_WRITER_PRINCIPALS": " a, b "}).writer_principals == ("a", "b")
     assert Settings.from_env({"AGENTMEM_WRITER_PRINCIPALS": '["a", "b"]'}).writer_principals == ("a", "b")
-    with pytest.raises(ValueError, match="writer_principals"):
+    with pytest.raises(ValueError, match="AGENTMEM_WRITER_PRINCIPALS"):
         Settings.from_env({"AGENTMEM_WRITER_PRINCIPALS": "not a principal"})

@@ -8,7 +8,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, TypeAdapter, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from agentmem.context.session_window import WINDOW_EVENTS
 from agentmem.model.beliefs import FactType
@@ -16,6 +26,12 @@ from agentmem.model.common import Identifier
 from agentmem.semantic.fact_types import DEFAULT_FACT_TYPES
 
 ENV_PREFIX = "AGENTMEM_"
+SHOWN_VALUE_CHARS = 60
+
+
+class SettingsError(ValueError):
+    """A setting that is missing or invalid, in one line that names its variable: what a process
+    says before it starts, instead of pydantic's report or a traceback."""
 
 
 def _principal_list(value: Any) -> Any:
@@ -26,6 +42,15 @@ def _principal_list(value: Any) -> Any:
     if text.startswith("["):
         return json.loads(text)
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _json_as(kind: Any, value: str, wanted: str) -> None:
+    try:
+        TypeAdapter(kind).validate_json(value)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"not {wanted}: {where + ': ' if where else ''}{first['msg']}") from None
 
 
 class Settings(BaseModel):
@@ -122,6 +147,21 @@ class Settings(BaseModel):
     # its authorizer context names a `role`: a comma list or a JSON list (docs/access.md).
     writer_principals: Annotated[tuple[Identifier, ...], BeforeValidator(_principal_list)] = ("writer",)
 
+    @field_validator("fact_types")
+    @classmethod
+    def _fact_types_parse(cls, value: str | None) -> str | None:
+        """Checked at startup: unchecked, a bad list failed first in the projector's thread."""
+        if value is not None:
+            _json_as(list[FactType], value, "a JSON list of fact types")
+        return value
+
+    @field_validator("principal_map")
+    @classmethod
+    def _principal_map_parses(cls, value: str | None) -> str | None:
+        if value is not None:
+            _json_as(dict[str, list[str]], value, "a JSON object of caller ARN patterns to principal lists")
+        return value
+
     @model_validator(mode="after")
     def _openai_servers_named(self) -> Self:
         """`openai` for the LLM or the embedder fails at startup, naming every setting unset."""
@@ -146,11 +186,35 @@ class Settings(BaseModel):
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Self:
-        """Settings from AGENTMEM_<FIELD> variables (validated like any input), then `overrides`."""
+        """Settings from AGENTMEM_<FIELD> variables (validated like any input), then `overrides`.
+        Raises SettingsError naming each variable at fault."""
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {
             name: environ[ENV_PREFIX + name.upper()]
             for name in cls.model_fields
             if ENV_PREFIX + name.upper() in environ
         }
-        return cls.model_validate({**values, **overrides})
+        try:
+            return cls.model_validate({**values, **overrides})
+        except ValidationError as exc:
+            raise SettingsError(_one_line(exc, set(overrides))) from None
+
+
+def _one_line(exc: ValidationError, overridden: set[str]) -> str:
+    """Each problem as `AGENTMEM_<FIELD>: what is wrong (got '<value>')`; a secret's value is never
+    shown, and a value given as an argument is named as the argument's field."""
+    problems: list[str] = []
+    for error in exc.errors(include_url=False):
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if not error["loc"]:  # a rule across settings: its message names the variables
+            problems.append(message)
+            continue
+        field = str(error["loc"][0])
+        name = field if field in overridden else ENV_PREFIX + field.upper()
+        secret = Settings.model_fields[field].annotation in (SecretStr, SecretStr | None)
+        given = error.get("input")
+        if isinstance(given, str) and not secret:
+            shown = given if len(given) <= SHOWN_VALUE_CHARS else given[:SHOWN_VALUE_CHARS] + "..."
+            message += f" (got {shown!r})"
+        problems.append(f"{name}: {message}")
+    return "; ".join(dict.fromkeys(problems))

@@ -10,6 +10,7 @@ from pathlib import Path
 # The verbs' shared helpers live in cli_support, below the command modules that use them too;
 # they stay importable from here for the demo, the benches and the tests.
 from agentmem.entrypoints.cli_support import MAX_ROWS, load_settings, local_tail, local_worker, print_rows
+from agentmem.settings import SettingsError
 
 __all__ = ["MAX_ROWS", "build_parser", "load_settings", "local_tail", "local_worker", "main", "print_rows"]
 
@@ -233,7 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     args = build_parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except SettingsError as exc:  # one line naming the variable, as argparse answers a bad flag
+        print(f"agentmem {args.verb}: {exc}", file=sys.stderr)
+        return 2
     return code
 
 
