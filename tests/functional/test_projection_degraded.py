@@ -13,6 +13,7 @@ import json
 import logging
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -22,10 +23,14 @@ from typing import Any
 
 import pytest
 
+from agentmem import Memory
+from agentmem.adapters.local.rules_llm import RulesLLM
 from agentmem.adapters.openai_compat import factory
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.entrypoints.server import LocalServer
+from agentmem.errors import BackendUnavailableError
+from agentmem.memory import ProjectionTimeoutError
 from agentmem.model.beliefs import (
     Belief,
     FactInput,
@@ -248,3 +253,27 @@ def test_a_model_server_that_is_not_there_degrades_loudly_and_never_blinds_a_rea
     (hit,) = passages.active().keyword_search("priya", "remotely", 5)
     assert [f.value for f in hit.passage.stated] == ["Pune"]  # the passage now says what it stated
     assert "projector lane recovered" in [r.getMessage() for r in caplog.records]
+
+
+class DownLLM(CountingLLM):
+    def extract_facts(
+        self, event: Event, fact_types: Sequence[FactType], *, allow_undeclared: bool = False
+    ) -> list[FactInput]:
+        raise BackendUnavailableError(DOWN)
+
+
+DOWN = "extract facts: the model server is unreachable (APIConnectionError); check AGENTMEM_LLM_BASE_URL"
+
+
+def test_the_memory_facade_says_why_flush_timed_out_while_projection_fails(tmp_path: Path) -> None:
+    with Memory(tmp_path, subject="priya", settings=Settings(), ports={"llm": DownLLM(RulesLLM())}) as memory:
+        memory.append(SAID)
+        deadline = time.monotonic() + 120  # the worker's first round loads the embedder first
+        while memory.services.semantic.projection_lag() is None:
+            assert time.monotonic() < deadline, "the worker never attempted projection"
+            time.sleep(0.05)
+        with pytest.raises(
+            ProjectionTimeoutError, match=r"projection failing since .*: extract facts: the model"
+        ):
+            memory.flush(timeout=0.1)
+        assert SAID in memory.context("where does Priya live?", session="another").markdown

@@ -242,10 +242,15 @@ class Memory:
             if projected >= target and not unembedded:
                 return
             if time.monotonic() >= deadline:
+                lag = semantic.projection_lag()
                 raise ProjectionTimeoutError(
                     f"the projector reached log position {projected} of {target} in {timeout:g} s"
                     + ("; passages still wait for vectors" if unembedded else "")
-                    + " (the logger agentmem.semantic.worker says why)"
+                    + (
+                        f"; projection failing since {lag.failing_since}: {lag.last_error}"
+                        if lag is not None
+                        else " (the loggers under agentmem.semantic say why)"
+                    )
                 )
             time.sleep(FLUSH_POLL_SECONDS)
 
