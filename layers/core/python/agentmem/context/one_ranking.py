@@ -23,7 +23,7 @@ from agentmem.context.text import event_text
 from agentmem.context.versions import Statement, Version, find_versions, sentences_words
 from agentmem.model.beliefs import Belief, normalise_value
 from agentmem.model.events import Event
-from agentmem.packing.model import Candidate, Dropped
+from agentmem.packing.model import Candidate
 from agentmem.semantic.fold import last_stated
 
 BELOW = 0.999  # just below the item it follows: above whatever ranked below that one
@@ -185,13 +185,12 @@ def statements_of(
 
 def one_ranking(
     candidates: list[Candidate],
-    dropped: list[Dropped],
     beliefs: list[Belief],
     capped: set[str],
     history: HistorySearch | None,
     events: list[Event],
     notes: list[str],
-) -> tuple[list[Candidate], list[Dropped]]:
+) -> list[Candidate]:
     """Every source's candidates settled into one ranking (one_ranking.py)."""
     together = rank_together(candidates, beliefs, capped, statements_of(history, events, beliefs))
     if together.versions:
@@ -199,4 +198,4 @@ def one_ranking(
             f"versions: {len(together.versions)} statement(s) said otherwise later, labelled"
             " and ranked after the later one"
         )
-    return together.candidates, dropped
+    return together.candidates

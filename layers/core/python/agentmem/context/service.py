@@ -248,7 +248,7 @@ class ContextService:
             candidates += in_session
             dropped += gone
         if pooled:
-            candidates, dropped = one_ranking(candidates, dropped, beliefs, capped, history, events, notes)
+            candidates = one_ranking(candidates, beliefs, capped, history, events, notes)
         skills = self._add_skills(request, candidates, notes)
         # One ranking, one pool (the default), or with `split` each source spends its share at
         # full detail first and what one leaves flows to the others (the detail-first policy).
