@@ -62,3 +62,23 @@ def test_the_memory_facade_raises_one_line_naming_the_variable(
         and "AGENTMEM_EMBEDDER_DIMENSIONS" in message
     )
     assert raised.value.__cause__ is None and raised.value.__suppress_context__  # no pydantic report below it
+
+
+def test_project_once_with_the_model_server_down_says_why_in_one_line_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Port 9 (discard) has no listener here: the extraction call fails to connect at once.
+    down = {
+        "AGENTMEM_LLM": "openai",
+        "AGENTMEM_LLM_BASE_URL": "http://127.0.0.1:9",
+        "AGENTMEM_LLM_MODEL": "any",
+    }
+    for name, value in down.items():
+        monkeypatch.setenv(name, value)
+    with Memory(tmp_path / "data", subject="maya") as memory:
+        memory.append("Maya lives in Lisbon.")
+    done = agentmem("project", "--once", data_dir=tmp_path / "data", **down)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    (line,) = [ln for ln in done.stderr.splitlines() if ln.startswith("agentmem project: ")]
+    assert "the model server is unreachable" in line and "AGENTMEM_LLM_BASE_URL" in line, line

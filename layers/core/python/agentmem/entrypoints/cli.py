@@ -10,6 +10,7 @@ from pathlib import Path
 # The verbs' shared helpers live in cli_support, below the command modules that use them too;
 # they stay importable from here for the demo, the benches and the tests.
 from agentmem.entrypoints.cli_support import MAX_ROWS, load_settings, local_tail, local_worker, print_rows
+from agentmem.errors import BackendUnavailableError
 from agentmem.settings import SettingsError
 
 __all__ = ["MAX_ROWS", "build_parser", "load_settings", "local_tail", "local_worker", "main", "print_rows"]
@@ -27,7 +28,17 @@ def cmd_project(args: argparse.Namespace) -> int:
     from agentmem.wiring import bootstrap
 
     worker = local_worker(bootstrap(load_settings(args)))
-    read = worker.settle()  # one shot: the passages' vectors too, before it returns
+    try:
+        read = worker.settle()  # one shot: the passages' vectors too, before it returns
+    except BackendUnavailableError as exc:
+        # The worker has recorded the failure (the shared status /v1/health/deep reports) and
+        # indexed the passages ahead: the user needs the cause in one line, not a traceback.
+        print(
+            f"agentmem project: projection failed: {exc}. The log keeps every event and reads still"
+            " see them; run it again once the server answers.",
+            file=sys.stderr,
+        )
+        return 1
     print(f"projected {read} events")
     return 0
 
