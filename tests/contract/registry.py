@@ -14,6 +14,7 @@ from tests.contract.belief_index_contract import BeliefIndexContract
 from tests.contract.blob_store_contract import BlobStoreContract
 from tests.contract.catalogue_contract import CatalogueContract, ConversationMemoryContract
 from tests.contract.checkpoint_store_contract import CheckpointStoreContract
+from tests.contract.dependents_index_contract import DependentsIndexContract
 from tests.contract.embedder_contract import EmbedderContract
 from tests.contract.erasure_scheduler_contract import ErasureSchedulerContract
 from tests.contract.event_log_contract import EventLogContract
@@ -50,6 +51,7 @@ SUITES: dict[str, Suite] = {
     "ProjectionStatusStore": Suite(
         ProjectionStatusContract, ("SqliteProjectionStatus", "DynamoDbProjectionStatus")
     ),
+    "DependentsIndex": Suite(DependentsIndexContract, ("SqliteDependentsIndex", "DynamoDbDependentsIndex")),
     "BlobStore": Suite(BlobStoreContract, ("FolderBlobStore", "S3BlobStore")),
     "Embedder": Suite(EmbedderContract, ("MiniLmEmbedder", "BedrockEmbedder", "OpenAICompatEmbedder")),
     "LLM": Suite(LLMContract, ("RulesLLM", "BedrockLLM", "OpenAICompatLLM")),

@@ -1,0 +1,119 @@
+"""DependentsIndex on SQLite: one row per (dependent, belief) use, indexed by belief, so the
+projection step that moves a belief finds its dependents with one indexed query."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.model.dependents import ERASED, BeliefRef, BeliefUse, Staleness, stale_after
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS dependent_uses (
+    tenant_id TEXT NOT NULL, dependent TEXT NOT NULL,
+    subject_id TEXT NOT NULL, key TEXT NOT NULL, member TEXT NOT NULL,
+    version INTEGER NOT NULL, stale TEXT,
+    PRIMARY KEY (tenant_id, dependent, subject_id, key, member));
+CREATE INDEX IF NOT EXISTS dependent_uses_by_belief ON dependent_uses (tenant_id, subject_id, key, member);
+CREATE TABLE IF NOT EXISTS dependent_bodies (
+    tenant_id TEXT NOT NULL, dependent TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, dependent));
+"""
+COLUMNS = "dependent, subject_id, key, member, version, stale"
+
+
+def _use(row: sqlite3.Row | tuple[object, ...]) -> tuple[str, BeliefUse]:
+    dependent, subject, key, member, version, stale = row
+    ref = BeliefRef(subject_id=str(subject), key=str(key), member=str(member) or None)
+    marked = Staleness.model_validate_json(str(stale)) if stale is not None else None
+    return str(dependent), BeliefUse(ref, int(str(version)), marked)
+
+
+class SqliteDependentsIndex:
+    def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
+        self._db = db
+        self._tenant = tenant_id
+        db.apply_schema(SCHEMA)
+
+    def record(self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None) -> None:
+        with self._db.write() as conn:  # one transaction: a reader sees the old uses or the new
+            self._delete(conn, dependent)
+            conn.executemany(
+                f"INSERT OR REPLACE INTO dependent_uses (tenant_id, {COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+                [
+                    (
+                        self._tenant,
+                        dependent,
+                        *u.key(),
+                        u.version,
+                        u.stale.model_dump_json() if u.stale else None,
+                    )
+                    for u in uses
+                ],
+            )
+            if body is not None:
+                conn.execute("INSERT INTO dependent_bodies VALUES (?,?,?)", (self._tenant, dependent, body))
+
+    def uses_of(self, dependent: str) -> list[BeliefUse]:
+        rows = (
+            self._db.connection()
+            .execute(
+                f"SELECT {COLUMNS} FROM dependent_uses WHERE tenant_id=? AND dependent=?"
+                " ORDER BY subject_id, key, member",
+                (self._tenant, dependent),
+            )
+            .fetchall()
+        )
+        return [_use(row)[1] for row in rows]
+
+    def stale_of(self, dependent: str) -> list[Staleness]:
+        marked = [u.stale for u in self.uses_of(dependent) if u.stale is not None]
+        return sorted(marked, key=lambda s: s.belief)
+
+    def body_of(self, dependent: str) -> str | None:
+        row = (
+            self._db.connection()
+            .execute(
+                "SELECT body FROM dependent_bodies WHERE tenant_id=? AND dependent=?",
+                (self._tenant, dependent),
+            )
+            .fetchone()
+        )
+        return str(row[0]) if row else None
+
+    def mark_stale(self, ref: BeliefRef, to_version: int, reason: str) -> list[str]:
+        where = "subject_id=? AND key=? AND member=?"
+        return self._mark(where, (ref.subject_id, ref.key, ref.member or ""), to_version, reason)
+
+    def mark_erased(self, subject_id: str) -> list[str]:
+        return self._mark("subject_id=?", (subject_id,), None, ERASED)
+
+    def forget(self, dependent: str) -> bool:
+        with self._db.write() as conn:
+            return self._delete(conn, dependent) > 0
+
+    def _mark(self, where: str, args: tuple[str, ...], to_version: int | None, reason: str) -> list[str]:
+        marked: set[str] = set()
+        with self._db.write() as conn:  # read and update in one write transaction: no lost mark
+            rows = conn.execute(
+                f"SELECT {COLUMNS} FROM dependent_uses WHERE tenant_id=? AND {where}", (self._tenant, *args)
+            ).fetchall()
+            for row in rows:
+                dependent, use = _use(row)
+                stale = stale_after(use, to_version, reason)
+                if stale is None:
+                    continue
+                conn.execute(
+                    "UPDATE dependent_uses SET stale=? WHERE tenant_id=? AND dependent=?"
+                    " AND subject_id=? AND key=? AND member=?",
+                    (stale.model_dump_json(), self._tenant, dependent, *use.key()),
+                )
+                marked.add(dependent)
+        return sorted(marked)
+
+    def _delete(self, conn: sqlite3.Connection, dependent: str) -> int:
+        args = (self._tenant, dependent)
+        uses = conn.execute("DELETE FROM dependent_uses WHERE tenant_id=? AND dependent=?", args).rowcount
+        bodies = conn.execute("DELETE FROM dependent_bodies WHERE tenant_id=? AND dependent=?", args).rowcount
+        return uses + bodies
