@@ -8,11 +8,15 @@ When the belief moves past that version, or its subject is erased, the use carri
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from agentmem.model.beliefs import FactKey, belief_id
 from agentmem.model.common import Identifier
+
+Member = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._:%$-]{1,128}$")]
+"""A set key's member: an Identifier, or the id `member_id` derives from a value (may hold % or $)."""
 
 ERASED_RANK = 2**62
 """How an erasure ranks against version numbers: above all of them, so no later version of a new
@@ -26,7 +30,7 @@ class BeliefRef(BaseModel):
 
     subject_id: Identifier
     key: FactKey
-    member: Identifier | None = Field(default=None, description="The member, for a set-valued key.")
+    member: Member | None = Field(default=None, description="The member, for a set-valued key.")
 
     @property
     def doc_id(self) -> str:

@@ -30,6 +30,7 @@ from agentmem.semantic.fold import applied, fold, is_newest, step
 from agentmem.semantic.key_book import KeyBook
 from agentmem.semantic.key_resolver import KeyResolver, Resolution, Stated
 from agentmem.semantic.passages import passages_of
+from agentmem.semantic.staleness import StaleMarker
 
 logger = logging.getLogger(__name__)
 
@@ -100,8 +101,10 @@ class Projector:
         fact_types: FactTypeCatalog,
         guard: ErasureGuard | None = None,
         passages: PassageIndex | None = None,
+        stale: StaleMarker | None = None,
     ) -> None:
         self._index = index
+        self._stale = stale  # marks what was built on a belief, in the step that moves it
         self._passages = passages
         self._llm = llm
         self._embedder = embedder
@@ -268,6 +271,8 @@ class Projector:
         for attempt in range(MAX_ATTEMPTS):
             revision, chain = self._index.chain(obs.subject_id, obs.key, obs.member)
             if applied(chain, obs):
+                if self._stale is not None:
+                    self._stale.mark(chain[-1])  # redelivered: the mark may not have landed
                 return Applied(chain[-1].doc_id, Verdict.SAME, chain[-1].version)
             if is_newest(chain, obs):
                 new_chain, verdict = step(chain, obs, decide)
@@ -291,6 +296,8 @@ class Projector:
                 # Another projector wrote this key first: back off with jitter, re-read, refold.
                 time.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 - jitter, not crypto
                 continue
+            if self._stale is not None:
+                self._stale.moved(chain[-1] if chain else None, current)
             logger.info(
                 "belief projected",
                 extra={"doc_id": current.doc_id, "verdict": verdict.value, "version": current.version},

@@ -9,13 +9,16 @@ from datetime import UTC, datetime
 
 from agentmem.errors import AgentMemError, InvalidInputError, NotFoundError
 from agentmem.model.beliefs import Belief, BeliefHit
+from agentmem.model.dependents import BeliefRef
 from agentmem.model.events import Event
 from agentmem.model.projection import ProjectionLag, lag_of
+from agentmem.ports.dependents import DependentsIndex
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.projection import ProjectionStatusStore
 from agentmem.ports.semantic import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.projector import Applied, ErasureGuard, Projector
+from agentmem.semantic.staleness import StaleMarker
 
 logger = logging.getLogger(__name__)
 
@@ -40,10 +43,12 @@ class SemanticService:
         purge: Callable[[str], int] | None = None,
         passages: PassageStore | None = None,
         status: ProjectionStatusStore | None = None,
+        dependents: DependentsIndex | None = None,
     ) -> None:
         """`purge` removes a subject erased while a batch was projected (default: the store's
         forget_subject; the local wiring also compacts the file, as the erasure itself does).
-        `status` is where the projector says how it fares, for reads to report."""
+        `status` is where the projector says how it fares, for reads to report. `dependents` is
+        marked stale by the projection that moves a belief (docs/stale-dependents.md)."""
         self.store = store
         self.passages = passages  # the history source's index; None where it is not wired
         self.status = status
@@ -51,6 +56,7 @@ class SemanticService:
         self.embedder = embedder
         self.fact_types = fact_types
         self.erasures = erasures
+        self.dependents = dependents
         self._guard = (
             ErasureGuard(erasures.erased, purge or store.forget_subject) if erasures is not None else None
         )
@@ -60,7 +66,11 @@ class SemanticService:
         generation of the same number. It skips erased subjects."""
         target = index or self.store.active()
         passages = self.passages.generation(target.generation) if self.passages is not None else None
-        return Projector(target, self.llm, self.embedder, self.fact_types, self._guard, passages)
+        # Only projection onto the live beliefs marks dependents: a shadow generation may number
+        # versions otherwise, and nobody reads it until it is switched to (replayed whole, which
+        # marks nothing new: marks only ever rise).
+        stale = StaleMarker(self.dependents) if index is None and self.dependents is not None else None
+        return Projector(target, self.llm, self.embedder, self.fact_types, self._guard, passages, stale)
 
     def project(self, event: Event) -> list[Applied]:
         return self.projector().project(event)
@@ -76,6 +86,11 @@ class SemanticService:
             logger.warning("projection status not read", extra={"error": exc.message})
             return None
         return lag_of(status, now or datetime.now(UTC))
+
+    def version_of(self, ref: BeliefRef) -> int:
+        """The current version of the cited belief; 0 when there is none (not stated yet, or erased)."""
+        _, chain = self.store.active().chain(ref.subject_id, ref.key, ref.member or "")
+        return chain[-1].version if chain and chain[-1].current else 0
 
     def current(self, subject_id: str) -> list[Belief]:
         return self.store.active().current(subject_id)

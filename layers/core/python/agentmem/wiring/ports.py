@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, TypedDict
 if TYPE_CHECKING:
     from agentmem.ports.blobs import BlobStore
     from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
+    from agentmem.ports.dependents import DependentsIndex
     from agentmem.ports.embedding import Embedder
     from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, EventLog, LogTail
@@ -50,6 +51,7 @@ class BackendFactory(Protocol):
     def asset_index(self, dimensions: Callable[[], int]) -> AssetIndex: ...
     def passage_store(self, dimensions: Callable[[], int]) -> PassageStore: ...
     def shadow_ledger(self) -> ShadowLedger: ...
+    def dependents(self) -> DependentsIndex: ...
     def erasure_ledger(self) -> ErasureLedger: ...
     def subject_log(self) -> SubjectLog: ...
     def erasure_scheduler(self) -> ErasureScheduler | None: ...
@@ -79,6 +81,7 @@ class PortOverrides(TypedDict, total=False):
     asset_index: AssetIndex
     passage_store: PassageStore
     shadow_ledger: ShadowLedger
+    dependents: DependentsIndex
     erasure_ledger: ErasureLedger
     subject_log: SubjectLog
     erasure_scheduler: ErasureScheduler | None
@@ -169,6 +172,10 @@ class Ports:
     @cached_property
     def shadow_ledger(self) -> ShadowLedger:
         return self.factory.shadow_ledger()
+
+    @cached_property
+    def dependents(self) -> DependentsIndex:
+        return self.factory.dependents()
 
     @cached_property
     def erasure_ledger(self) -> ErasureLedger:

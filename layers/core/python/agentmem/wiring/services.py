@@ -89,6 +89,7 @@ class Services:
             purge=late_purge(ports.belief_store, ports.passage_store, ports.compaction),
             passages=ports.passage_store,
             status=ports.projection_status,
+            dependents=ports.dependents,  # marked stale in the projection step that moves a belief
         )
 
     @cached_property

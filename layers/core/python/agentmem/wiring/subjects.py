@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from agentmem.ports.semantic import BeliefStore, PassageStore
     from agentmem.semantic.service import SemanticService
     from agentmem.settings import Settings
+    from agentmem.subjects.model import Footprint
     from agentmem.wiring.ports import Compaction, Ports
 
 logger = logging.getLogger(__name__)
@@ -53,7 +54,15 @@ def build_erasure(
     """Tiers in the order ErasureService runs them; `storage` (where the backend compacts) last.
     Takes the pieces rather than the Services that own them, so this module does not import
     services.py, which imports it."""
-    derived: list[Tier] = [("beliefs", lambda fp: semantic.store.forget_subject(fp.subject_id))]
+    dependents = ports.dependents
+
+    def forget_beliefs(fp: Footprint) -> int:
+        # What was built on the subject's beliefs goes stale in the same tier that removes them
+        # (it holds ids and versions, no content); the count stays the beliefs' own.
+        dependents.mark_erased(fp.subject_id)
+        return semantic.store.forget_subject(fp.subject_id)
+
+    derived: list[Tier] = [("beliefs", forget_beliefs)]
     if semantic.passages is not None:
         passages = semantic.passages
         derived.append(("history_passages", lambda fp: passages.erase_subject(fp.subject_id)))

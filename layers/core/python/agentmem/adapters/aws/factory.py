@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from agentmem.ports.blobs import BlobStore
     from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
+    from agentmem.ports.dependents import DependentsIndex
     from agentmem.ports.embedding import Embedder
     from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, EventLog, LogTail
@@ -176,6 +177,12 @@ class AwsFactory:
         return OpenSearchPassageStore(
             self._opensearch, self._tenant, prefix=settings.opensearch_prefix, dimensions=dimensions()
         )
+
+    def dependents(self) -> DependentsIndex:
+        """The log's table: the stream projector marks, the API functions record and read."""
+        from agentmem.adapters.aws.dynamodb_dependents import DynamoDbDependentsIndex
+
+        return DynamoDbDependentsIndex(self._settings.table_name, self._tenant, client=self._dynamodb)
 
     # -- erasure and retention (docs/erasure.md) -----------------------------------------------
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from agentmem.adapters.local.sqlite_log import SqliteEventLog
     from agentmem.ports.blobs import BlobStore
     from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
+    from agentmem.ports.dependents import DependentsIndex
     from agentmem.ports.embedding import Embedder
     from agentmem.ports.generations import ShadowLedger
     from agentmem.ports.log import CheckpointStore, LogTail
@@ -135,6 +136,12 @@ class LocalFactory:
         from agentmem.adapters.local.sqlite_shadow_ledger import SqliteShadowLedger
 
         return SqliteShadowLedger(self.database, self._tenant)
+
+    def dependents(self) -> DependentsIndex:
+        """What was built on which belief versions, marked stale by the projector worker."""
+        from agentmem.adapters.local.sqlite_dependents import SqliteDependentsIndex
+
+        return SqliteDependentsIndex(self.database, self._tenant)
 
     # -- erasure and retention (docs/erasure.md) -----------------------------------------------
 
