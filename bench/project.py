@@ -183,6 +183,12 @@ class TimedIndex:
     def subjects(self) -> list[str]:
         return self._inner.subjects()
 
+    def frontier(self, subject_id: str) -> str:
+        return self._inner.frontier(subject_id)
+
+    def changed_since(self, subject_id: str, position: str, limit: int) -> list[Belief]:
+        return self._inner.changed_since(subject_id, position, limit)
+
     def vector_coverage(self, subject_id: str) -> tuple[int, int]:
         return self._inner.vector_coverage(subject_id)
 

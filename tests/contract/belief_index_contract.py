@@ -241,6 +241,41 @@ class BeliefIndexContract:
         assert index.vector_coverage("priya") == (2, 1)
         assert index.vector_coverage("nobody") == (0, 0)
 
+    # -- changes after a log position (reads since a watermark) -------------------------------
+
+    def test_the_frontier_is_the_newest_statement_applied_to_any_current_belief(
+        self, index: BeliefIndex
+    ) -> None:
+        assert index.frontier("priya") == ""
+        write(index, chain_of(observation(1, "city", "Paris"), observation(4, "city", "Rome")), EAST)
+        write(index, chain_of(observation(2, "pet", "cat")), NORTH)
+        write(index, chain_of(observation(9, "city", "Oslo", subject="zoe")), EAST)
+        assert index.frontier("priya") == observation(4, "city", "Rome").order
+        assert index.frontier("nobody") == ""
+
+    def test_changed_since_lists_current_beliefs_last_stated_after_the_position(
+        self, index: BeliefIndex
+    ) -> None:
+        write(index, chain_of(observation(1, "city", "Paris"), observation(5, "city", "Rome")), EAST)
+        write(index, chain_of(observation(2, "pet", "cat")), NORTH)
+        # A SAME restatement moves the position but not the version: the caller tells them apart.
+        write(index, chain_of(observation(3, "job", "nurse"), observation(6, "job", "nurse")), WEST)
+        write(index, chain_of(observation(7, "city", "Oslo", subject="zoe")), EAST)
+        after = observation(4, "x", "y").order
+
+        changed = index.changed_since("priya", after, 10)
+
+        assert [(b.key, b.version, b.current) for b in changed] == [("city", 2, True), ("job", 1, True)]
+        assert [b.key for b in index.changed_since("priya", "", 10)] == ["pet", "city", "job"]
+        assert [b.key for b in index.changed_since("priya", after, 1)] == ["city"]
+        assert index.changed_since("priya", observation(6, "x", "y").order, 10) == []
+
+    def test_changed_since_never_crosses_tenants(self, make_store: StoreFactory) -> None:
+        acme, globex = ready(make_store("acme")).active(), ready(make_store("globex")).active()
+        write(acme, chain_of(observation(1, "city", "Paris")), EAST)
+        assert globex.changed_since("priya", "", 10) == []
+        assert globex.frontier("priya") == ""
+
     # -- generations --------------------------------------------------------------------------
 
     def test_before_ensure_ready_every_read_is_empty(self, make_store: StoreFactory) -> None:
@@ -253,6 +288,8 @@ class BeliefIndexContract:
         assert index.keyword_search("priya", "paris", 5) == []
         assert index.subjects() == []
         assert index.vector_coverage("priya") == (0, 0)
+        assert index.frontier("priya") == ""
+        assert index.changed_since("priya", "", 5) == []
 
     def test_ensure_ready_is_idempotent_and_keeps_what_was_written(self, make_store: StoreFactory) -> None:
         store = ready(make_store("acme"))

@@ -154,7 +154,7 @@ def test_new_generation_creates_both_indices_with_the_knn_mapping(
     }
     assert fields["text"]["type"] == "text"
     assert fields["current"] == {"type": "boolean"}
-    for name in ("tenant_id", "subject_id", "key", "member", "doc_id", "kind"):
+    for name in ("tenant_id", "subject_id", "key", "member", "doc_id", "kind", "source_order"):
         assert fields[name] == {"type": "keyword"}
     assert fields["belief"] == fields["chain"] == {"type": "object", "enabled": False}
     assert (observations.method, observations.path) == ("PUT", "/agentmem-observations-g3")
@@ -246,9 +246,14 @@ def test_ensure_ready_is_idempotent(store: OpenSearchBeliefStore, fake: FakeConn
         "agentmem-beliefs-g2": {"aliases": {"agentmem-beliefs": {}}},
         "agentmem-observations-g2": {"aliases": {"agentmem-observations": {}}},
     }
-    answer(fake, (200, aliases))
+    answer(fake, (200, aliases), ACK)
     store.ensure_ready()
-    assert [r.method for r in fake.requests] == ["GET"]  # an alias exists: nothing to create
+    # An alias exists: nothing to create, only the field added since (idempotent) mapped.
+    assert [(r.method, r.path) for r in fake.requests] == [
+        ("GET", "/_alias/agentmem-beliefs,agentmem-observations"),
+        ("PUT", "/agentmem-beliefs/_mapping"),
+    ]
+    assert fake.requests[1].body == {"properties": {"source_order": {"type": "keyword"}}}
 
     exists = (400, {"error": {"type": "resource_already_exists_exception"}, "status": 400})
     answer(fake, NO_ALIAS, exists, exists, ACK)  # another writer created the indices first
@@ -384,6 +389,7 @@ def test_a_new_chain_is_put_if_absent_with_the_current_fields(
         "doc_id": "city",
         "current": True,
         "version": 1,
+        "source_order": PARIS[0].source_order,
         "text": PARIS[0].text,
         "belief": PARIS[0].model_dump(mode="json"),
         "chain": [PARIS[0].model_dump(mode="json")],
@@ -671,3 +677,59 @@ def test_reads_raise_every_fault_but_a_missing_index(
     with pytest.raises(AgentMemError) as raised:
         READS[read](index)
     assert type(raised.value) is error
+
+
+# -- reads since a watermark ----------------------------------------------------------------------
+
+
+def test_the_frontier_is_one_hit_sorted_on_source_order(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    newest = MOVED[-1].source_order
+    answer(fake, (200, {"hits": {"total": {"value": 1}, "hits": [{"_source": {"source_order": newest}}]}}))
+
+    assert index.frontier("priya") == newest
+
+    (search,) = fake.requests
+    assert (search.method, search.path) == ("POST", f"/{BELIEFS}/_search")
+    assert search.body == {
+        "size": 1,
+        "query": {"bool": {"filter": [*SCOPE, {"exists": {"field": "source_order"}}]}},
+        "sort": [{"source_order": "desc"}],
+        "_source": ["source_order"],
+    }
+
+
+def test_no_frontier_before_the_generation_exists(index: OpenSearchBeliefIndex, fake: FakeConnection) -> None:
+    answer(fake, NO_INDEX)
+    assert index.frontier("priya") == ""
+
+
+def test_changed_since_is_a_range_on_source_order_oldest_first(
+    index: OpenSearchBeliefIndex, fake: FakeConnection
+) -> None:
+    moved = MOVED[-1]
+    answer(
+        fake,
+        (
+            200,
+            {
+                "hits": {
+                    "total": {"value": 1},
+                    "hits": [{"_source": {"belief": moved.model_dump(mode="json")}}],
+                }
+            },
+        ),
+    )
+
+    assert index.changed_since("priya", PARIS[0].source_order, 50) == [moved]
+
+    (search,) = fake.requests
+    assert search.body == {
+        "size": 50,
+        "query": {"bool": {"filter": [*SCOPE, {"range": {"source_order": {"gt": PARIS[0].source_order}}}]}},
+        "sort": [{"source_order": "asc"}, {"doc_id": "asc"}],
+        "_source": ["belief"],
+    }
+    assert index.changed_since("priya", "", 0) == []  # asks nothing
+    assert len(fake.requests) == 1

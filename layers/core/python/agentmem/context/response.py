@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentmem.context.session_window import SessionWindow
+from agentmem.context.since_lead import origin
 from agentmem.model.context import ContextItem, ContextRequest, EpisodicWindow
 from agentmem.packing.model import Packed
 
@@ -11,7 +12,7 @@ def context_items(packed: Packed) -> list[ContextItem]:
     return [
         ContextItem(
             item_id=p.candidate.item_id,
-            source=p.candidate.source,
+            source=origin(p.candidate),  # a change leading the read keeps the source it came from
             level=p.level_name,
             tokens=p.tokens,
             score=round(p.candidate.score, 6),

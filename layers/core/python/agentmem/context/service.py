@@ -10,6 +10,7 @@ from agentmem.context.episodic_candidates import SessionRanking, episodic_candid
 from agentmem.context.history_candidates import HistorySearch, history_candidates
 from agentmem.context.one_ranking import capped_beliefs, event_similarity, one_ranking
 from agentmem.context.response import context_items, episodic_window, source_shares
+from agentmem.context.retirements import Retired
 from agentmem.context.semantic_candidates import (
     among_passages,
     search_keywords,
@@ -17,6 +18,8 @@ from agentmem.context.semantic_candidates import (
     with_later_labels,
 )
 from agentmem.context.session_window import SessionWindow, SessionWindows
+from agentmem.context.since_lead import origin
+from agentmem.context.since_read import SinceRead, since_sections, trace_of_since
 from agentmem.context.token_cache import CachedTokenCounts
 from agentmem.episodic.service import EpisodicService
 from agentmem.errors import NotFoundError
@@ -30,7 +33,7 @@ from agentmem.model.context import (
 from agentmem.model.events import Event
 from agentmem.model.projection import ProjectionLag
 from agentmem.packing.engine import pack
-from agentmem.packing.model import Candidate, Dropped, Section
+from agentmem.packing.model import Candidate, Dropped, Packed, Section
 from agentmem.ports.log import EventLog
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.ports.tokens import EncodingName
@@ -116,9 +119,9 @@ class ContextService:
         notes: list[str],
         candidates: list[Candidate],
         session: Future[tuple[SessionWindow, SessionRanking]] | None,
-    ) -> tuple[list[Candidate], list[Dropped]]:
-        """The candidates so far with the history's after them, and what the history left out
-        (`standing`: the beliefs a passage may be dropped for)."""
+    ) -> tuple[list[Candidate], list[Dropped], Retired]:
+        """The candidates so far with the history's after them, what the history left out
+        (`standing`: the beliefs a passage may be dropped for), and what its passages say is over."""
         said_after = history.said_after(beliefs)
         hits, _ = history.result().of_session(request.session_id)
         in_session = [r for t in session.result()[0].events for r in t.retired] if session is not None else []
@@ -137,7 +140,8 @@ class ContextService:
             notes.append(
                 f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
             )
-        return with_later_labels(candidates, beliefs, found.retired) + found.candidates, found.dropped
+        candidates = with_later_labels(candidates, beliefs, found.retired) + found.candidates
+        return candidates, found.dropped, found.retired
 
     def _add_skills(self, request: ContextRequest, candidates: list[Candidate], notes: list[str]) -> bool:
         """Whether skills are a source of this read (their candidates added to `candidates`)."""
@@ -202,6 +206,8 @@ class ContextService:
         capped: set[str] = set()
         pooled = request.split is None
         generation: int | None = None
+        since = SinceRead.of(request)  # a malformed or foreign watermark fails before any work
+        retired: Retired | None = None
         # The log is read and ranked on a worker thread while the beliefs are searched here:
         # SQLite, onnxruntime and numpy release the GIL, so the two overlap.
         session = self._pool.submit(self._ranked_session, request) if "episodic" in request.include else None
@@ -211,6 +217,7 @@ class ContextService:
         if "semantic" in request.include or "history" in request.include:
             semantic = self._semantic()
             index = semantic.store.active()
+            since.saw(index, request.subject_id)  # before the searches: see since.py
             # The keyword searches need no embedding: they run on worker threads while the query
             # is embedded (SQLite and onnxruntime release the GIL).
             history, passage_generation = self._start_history(request, semantic, notes)
@@ -234,15 +241,11 @@ class ContextService:
             if not found.candidates and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            candidates, dropped = self._history(
+            candidates, dropped, retired = self._history(
                 history, request, index, beliefs, shown, notes, candidates, session
             )
         window, ranking = session.result() if session is not None else (None, None)
-        events: list[Event] = [t.event for t in window.events] if window is not None else []
-        if events and events[0].subject_id != request.subject_id:
-            raise NotFoundError(
-                f"session {request.session_id} belongs to another subject", field="session_id"
-            )
+        events = self._session_events(window, request)
         if window is not None and ranking is not None:
             in_session, gone = self._session_candidates(window, ranking, request, shown, history, notes)
             candidates += in_session
@@ -250,14 +253,18 @@ class ContextService:
         if pooled:
             candidates = one_ranking(candidates, beliefs, capped, history, events, notes)
         skills = self._add_skills(request, candidates, notes)
+        candidates, dropped = since.lead(
+            request, window, self._log, beliefs, candidates, dropped, retired, notes
+        )
         # One ranking, one pool (the default), or with `split` each source spends its share at
         # full detail first and what one leaves flows to the others (the detail-first policy).
-        shares = source_shares(request, skills=skills)
+        shares = since.shares(source_shares(request, skills=skills), pooled=pooled)
         packed = pack(
             candidates,
             budget=request.budget_tokens,
             shares=shares,
             sections=[
+                *since_sections(since),
                 Section("semantic", f"What is known about {request.subject_id}"),
                 Section("history", f"Earlier sessions with {request.subject_id}"),
                 Section("episodic", f"This session ({request.session_id})"),
@@ -268,27 +275,43 @@ class ContextService:
             encoding=request.encoding,
             policy="pooled" if pooled else "detail_first",
         )
-        trace = ContextTrace(
-            budget_tokens=request.budget_tokens,
-            used_tokens=packed.tokens,
-            encoding=request.encoding,
-            log_watermark_seq=events[-1].seq if events else 0,
-            episodic_window=episodic_window(window) if window is not None else None,
-            belief_generation=generation,
-            passage_generation=passage_generation,
-            history_pending_vectors=history.result().pending_vectors if history is not None else None,
-            belief_versions={
-                str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
-                for p in packed.placed
-                if p.candidate.source == "semantic"
-            },
-            tokens_by_source=packed.tokens_by_source,
-            candidates_by_source={s: sum(c.source == s for c in candidates) for s in request.include},
-            dropped=[
-                DroppedItem(item_id=d.item_id, source=d.source, reason=d.reason)
-                for d in dropped + packed.dropped
-            ],
-            projection_lag=self._projection_lag(request, notes),  # before `notes`: it adds one
-            notes=notes,
+        return self._response(
+            packed,
+            ContextTrace(
+                budget_tokens=request.budget_tokens,
+                used_tokens=packed.tokens,
+                encoding=request.encoding,
+                log_watermark_seq=events[-1].seq if events else 0,
+                episodic_window=episodic_window(window) if window is not None else None,
+                belief_generation=generation,
+                passage_generation=passage_generation,
+                history_pending_vectors=history.result().pending_vectors if history is not None else None,
+                belief_versions={
+                    str(p.candidate.meta["doc_id"]): int(p.candidate.meta["version"])
+                    for p in packed.placed
+                    if origin(p.candidate) == "semantic" and "version" in p.candidate.meta
+                },
+                tokens_by_source=packed.tokens_by_source,
+                candidates_by_source={s: sum(origin(c) == s for c in candidates) for s in request.include},
+                dropped=[
+                    DroppedItem(item_id=d.item_id, source=d.source, reason=d.reason)
+                    for d in dropped + packed.dropped
+                ],
+                projection_lag=self._projection_lag(request, notes),  # before `notes`: it adds one
+                notes=notes,
+                **trace_of_since(since, request, window, packed),
+            ),
         )
+
+    @staticmethod
+    def _response(packed: Packed, trace: ContextTrace) -> ContextResponse:
         return ContextResponse(markdown=packed.markdown, items=context_items(packed), trace=trace)
+
+    @staticmethod
+    def _session_events(window: SessionWindow | None, request: ContextRequest) -> list[Event]:
+        events: list[Event] = [t.event for t in window.events] if window is not None else []
+        if events and events[0].subject_id != request.subject_id:
+            raise NotFoundError(
+                f"session {request.session_id} belongs to another subject", field="session_id"
+            )
+        return events

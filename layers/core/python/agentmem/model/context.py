@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentmem.model.common import Identifier
 from agentmem.model.projection import ProjectionLag
+from agentmem.model.watermark import MAX_TOKEN_CHARS, TOKEN_PATTERN, SinceReport
 
 MAX_BUDGET = 50_000
 Source = Literal["episodic", "semantic", "history", "skills"]
@@ -36,6 +37,16 @@ class ContextRequest(BaseModel):
         min_length=1,
         description="Sources to read: this session's events (episodic), current beliefs (semantic),"
         " the subject's earlier sessions as passages (history), authored skills (skills).",
+    )
+    since: str | None = Field(
+        default=None,
+        max_length=MAX_TOKEN_CHARS,
+        pattern=TOKEN_PATTERN,
+        description="A watermark from an earlier read's `trace.watermark` (same subject; any of its"
+        " sessions). The answer then leads with what changed after it: this session's new events,"
+        " beliefs whose version moved (old -> new, flagged when contradicted), beliefs first stated,"
+        " retired or gone, and history passages newly labelled superseded; then the rest of the"
+        " budget as without it. Changes are never dropped for budget before unchanged items.",
     )
 
 
@@ -90,6 +101,17 @@ class ContextTrace(BaseModel):
     candidates_by_source: dict[str, int]
     dropped: list[DroppedItem]
     notes: list[str]
+    watermark: str = Field(
+        default="",
+        description="Pass as `since` on a later read to lead it with what changed after this one"
+        " (docs/since-reads.md).",
+    )
+    since: SinceReport | None = Field(default=None, description="Set when the read was given `since`.")
+    new_since: list[str] | None = Field(
+        default=None,
+        description="Item ids placed because they changed after `since` (also `ref.since` on each"
+        " item); None when the read had no `since`.",
+    )
     projection_lag: ProjectionLag | None = Field(
         default=None,
         description="Set only while projection is failing: since when, why, and how far the beliefs"

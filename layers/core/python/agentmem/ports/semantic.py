@@ -93,6 +93,17 @@ class BeliefIndex(Protocol):
 
     def subjects(self) -> list[str]: ...
 
+    def frontier(self, subject_id: str) -> str:
+        """The newest log position (`source_order`) applied to any current belief of the subject,
+        "" when it has none: how far projection has come for it. A read's watermark keeps it."""
+        ...
+
+    def changed_since(self, subject_id: str, position: str, limit: int) -> list[Belief]:
+        """Current beliefs of the subject whose last applied statement comes after `position`
+        (`source_order` > position; a SAME restatement counts), oldest first (ties by doc id), at
+        most `limit`. What a read since a watermark checks for versions that moved."""
+        ...
+
     def vector_coverage(self, subject_id: str) -> tuple[int, int]:
         """(current beliefs, current beliefs that have a vector): equal when the index is healthy."""
         ...

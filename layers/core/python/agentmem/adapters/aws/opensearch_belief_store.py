@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from opensearchpy.exceptions import OpenSearchException, RequestError
 
+from agentmem.adapters.aws.opensearch_belief_changes import MAPPING_UPDATE
 from agentmem.adapters.aws.opensearch_beliefs import OpenSearchBeliefIndex
 from agentmem.adapters.aws.opensearch_mappings import (
     Body,
@@ -110,6 +111,10 @@ class OpenSearchBeliefStore:
         safe for two writers at once (index creation and alias adds both are)."""
         targets = self._alias_targets()
         if self._generations(targets.get(self._aliases[0], [])):
+            # A generation created before `source_order` was mapped: adding a field to a strict
+            # mapping is allowed and idempotent, and the writer must do it before its first write.
+            with translated("map source_order"):
+                self._client.indices.put_mapping(index=self._aliases[0], body=MAPPING_UPDATE)
             return
         self._create_generation(1)
         self._point_aliases(1, targets)

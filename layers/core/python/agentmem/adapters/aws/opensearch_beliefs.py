@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from opensearchpy.exceptions import NotFoundError as OpenSearchNotFound
 from opensearchpy.exceptions import OpenSearchException
 
+from agentmem.adapters.aws.opensearch_belief_changes import SOURCE_ORDER, changed_query, frontier_query
 from agentmem.adapters.aws.opensearch_mappings import (
     MAX_HITS,
     Body,
@@ -242,6 +243,17 @@ class OpenSearchBeliefIndex:
             after = page.get("after_key")
             if not page["buckets"] or after is None:
                 return subjects
+
+    def frontier(self, subject_id: str) -> str:
+        hits = self._hits(frontier_query(self._tenant, subject_id), "read belief frontier")
+        return str(hits[0]["_source"][SOURCE_ORDER]) if hits else ""
+
+    def changed_since(self, subject_id: str, position: str, limit: int) -> list[Belief]:
+        if limit <= 0:
+            return []
+        body = changed_query(self._tenant, subject_id, position, min(limit, MAX_HITS))
+        hits = self._hits(body, "read belief changes")
+        return [Belief.model_validate(hit["_source"]["belief"]) for hit in hits]
 
     def vector_coverage(self, subject_id: str) -> tuple[int, int]:
         every, with_vector = coverage_queries(self._tenant, subject_id)

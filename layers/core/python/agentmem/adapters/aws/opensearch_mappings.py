@@ -117,6 +117,9 @@ def belief_index_body(dimensions: int, engine: str) -> Body:
                 "kind": KEYWORD,
                 "current": {"type": "boolean"},
                 "version": {"type": "integer"},
+                # The log position of the last event applied: what reads since a watermark
+                # compare (opensearch_belief_changes.py).
+                "source_order": KEYWORD,
                 # english: stemming and stop words, like the porter tokenizer of the SQLite FTS5 index
                 "text": {"type": "text", "analyzer": "english"},
                 "vector": {
@@ -185,6 +188,7 @@ class ChainRef:
             "doc_id": belief.doc_id,
             "current": belief.current,
             "version": belief.version,
+            "source_order": belief.source_order,
             "text": belief.text,
             "belief": belief.model_dump(mode="json"),
         }

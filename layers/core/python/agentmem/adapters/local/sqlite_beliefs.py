@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmem.adapters.local import sqlite_belief_changes as changes
 from agentmem.adapters.local.fts import fts_query, scope_token
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.vector_matrix import SubjectVectors
@@ -73,6 +74,7 @@ class SqliteBeliefIndex:
         self.generation = generation
         self._g = int(generation)
         db.apply_schema(GENERATION_SCHEMA.format(g=self._g))
+        db.apply_schema(changes.CHANGES_SCHEMA.format(g=self._g))
         db.migrate(f"beliefs_g{self._g}", [self._disjoint_archived_ids])
         self._vectors = SubjectVectors(db, tenant_id, self._g)
 
@@ -265,6 +267,12 @@ class SqliteBeliefIndex:
             (self._tenant,),
         )
         return [subject for (subject,) in rows]
+
+    def frontier(self, subject_id: str) -> str:
+        return changes.frontier(self._db, self._g, self._tenant, subject_id)
+
+    def changed_since(self, subject_id: str, position: str, limit: int) -> list[Belief]:
+        return changes.changed_since(self._db, self._g, self._tenant, subject_id, position, limit)
 
     def vector_coverage(self, subject_id: str) -> tuple[int, int]:
         total, with_vector = (
