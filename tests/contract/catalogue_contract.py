@@ -20,6 +20,7 @@ from agentmem.compose.model import (
     StoredAsset,
 )
 from agentmem.errors import InvalidInputError, NotFoundError
+from agentmem.model.dependents import BeliefRef
 from agentmem.ports.catalogue import Catalogue, ConversationMemory
 
 CatalogueFactory = Callable[[str], Catalogue]
@@ -95,6 +96,17 @@ class CatalogueContract:
         assert catalogue.revision() == 0
         assert catalogue.headers() == []
         assert catalogue.get_assets(["a"]) == {}
+
+    def test_the_beliefs_an_asset_cites_read_back_with_it_and_its_header(self, catalogue: Catalogue) -> None:
+        cites = [
+            BeliefRef(subject_id="priya", key="risk_tolerance"),
+            BeliefRef(subject_id="p", key="diet", member="vegan"),
+        ]
+        citing = asset("a").model_copy(update={"cites": cites})
+        catalogue.put_assets([citing, asset("b")])
+        assert catalogue.get_assets(["a"])["a"].cites == cites
+        assert catalogue.get_assets(["b"])["b"].cites == []
+        assert {h.asset_id: h.cites for h in catalogue.headers()} == {"a": tuple(cites), "b": ()}
 
     def test_every_write_moves_the_revision_by_exactly_one(self, catalogue: Catalogue) -> None:
         assert catalogue.put_assets([asset("a"), asset("b")]) == 1

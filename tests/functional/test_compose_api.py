@@ -83,7 +83,7 @@ def test_deprecating_or_deleting_an_asset_takes_effect_at_the_next_compose(
     query_id = "query:finance.monthly_net_revenue"
     assert query_id in compose(api, "metric-answering")["markdown"]
     _, stored = api("GET", f"/v1/assets/{query_id}")
-    stored = {k: v for k, v in stored.items() if k != "change_seq"}
+    stored = {k: v for k, v in stored.items() if k not in ("change_seq", "stale")}
     assert api("PUT", "/v1/assets", {"assets": [{**stored, "deprecated": True}]})[0] == 200
     after = compose(api, "metric-answering")
     assert query_id not in after["markdown"] and query_id not in json.dumps(after["report"]["sections"])
@@ -147,6 +147,7 @@ def test_bad_input_names_the_field_and_writes_nothing(
 def test_a_bulk_over_the_transaction_size_is_refused_whole(services: Services, api: Call) -> None:
     _, one = api("GET", "/v1/assets/note:data-team.test-orders")
     one.pop("change_seq")
+    one.pop("stale")
     bulk = [{**one, "asset_id": f"note:bulk.{i}", "path": f"notes/bulk/n{i}"} for i in range(100)]
     status, error = api("PUT", "/v1/assets", {"assets": bulk})
     assert (status, error["error"]["field"]) == (422, "assets")

@@ -138,7 +138,11 @@ def _skills_routes(app: AgentMemResolver, services: Services) -> None:
     from agentmem.api.routes.library_transfer import library_transfer_router
 
     callers = CallerRules.from_settings(services.settings)
-    app.include_router(library_router(lambda: services.skills, lambda: services.skill_search, callers))
+    app.include_router(
+        library_router(
+            lambda: services.skills, lambda: services.skill_search, callers, lambda: services.citations
+        )
+    )
     app.include_router(library_listing_router(lambda: services.skills))
     app.include_router(
         library_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
@@ -149,7 +153,7 @@ def _compose_routes(app: AgentMemResolver, services: Services) -> None:
     from agentmem.api.routes.compose import compose_router
 
     callers = CallerRules.from_settings(services.settings)
-    app.include_router(compose_router(lambda: services.composer, callers))
+    app.include_router(compose_router(lambda: services.composer, callers, lambda: services.citations))
 
 
 def _erasure_routes(app: AgentMemResolver, services: Services) -> None:

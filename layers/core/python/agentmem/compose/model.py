@@ -14,6 +14,14 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from agentmem.model.common import Identifier
+from agentmem.model.dependents import BeliefRef, Staleness
+
+MAX_CITES = 50
+
+
+def _empty(value: object) -> bool:
+    return not value  # left out of JSON when empty, so assets citing nothing are stored as before
+
 
 MAX_ASSETS_PER_PUT = 99
 """One DynamoDB transaction holds at most 100 writes: 99 assets and the catalogue's revision. Every
@@ -57,6 +65,12 @@ class Asset(BaseModel):
     principals: list[Identifier] = Field(min_length=1, max_length=50, description="Who may read it.")
     deprecated: bool = False
     updated_at: datetime
+    cites: list[BeliefRef] = Field(
+        default_factory=list,
+        max_length=MAX_CITES,
+        exclude_if=_empty,
+        description="Beliefs it is built on: it goes stale when one of them changes.",
+    )
 
     @field_validator("principals")
     @classmethod
@@ -68,6 +82,14 @@ class StoredAsset(Asset):
     """An asset as the catalogue holds it: `change_seq` is the catalogue revision of its last write."""
 
     change_seq: int = Field(ge=1)
+
+
+class AssetRead(StoredAsset):
+    """`GET /v1/assets/{id}`: the stored asset and what changed under the beliefs it cites."""
+
+    stale: list[Staleness] = Field(
+        default_factory=list, description="Each cited belief that changed since it was written."
+    )
 
 
 class AssetHeader(BaseModel):
@@ -82,6 +104,7 @@ class AssetHeader(BaseModel):
     principals: tuple[str, ...]
     deprecated: bool
     change_seq: int
+    cites: tuple[BeliefRef, ...] = Field(default=(), exclude_if=_empty)
 
 
 class PutAssetsRequest(BaseModel):

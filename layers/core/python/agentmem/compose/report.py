@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from agentmem.model.dependents import Staleness
+
 
 class ScopeReport(BaseModel):
     revision: int = Field(description="Catalogue revision the scope was resolved at.")
@@ -79,6 +81,10 @@ class ComposeReport(BaseModel):
     )
     cache: dict[str, bool] = Field(default_factory=dict)
     ms: dict[str, float] = Field(default_factory=dict)
+    stale: list[Staleness] = Field(
+        default_factory=list,
+        description="Beliefs the document's assets cite that changed since they (or it) were built.",
+    )
 
 
 class ComposeResponse(BaseModel):

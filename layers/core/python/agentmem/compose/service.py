@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 
 from agentmem.access import EVERYONE, Caller, deprecated_by, may_read, may_see
+from agentmem.compose.belief_inputs import BeliefInputs, stale_of
 from agentmem.compose.cache import Lru
 from agentmem.compose.catalogue_view import CatalogueView
 from agentmem.compose.indexing import AssetIndexer
@@ -25,6 +26,7 @@ from agentmem.compose.report import ComposeReport, ComposeResponse, DroppedAsset
 from agentmem.compose.scope import ScopeFilter, resolve_scope, visible_count
 from agentmem.compose.strategies import Limits, Retrieval, StrategyGraph, StrategyRun
 from agentmem.errors import NotFoundError
+from agentmem.model.dependents import BeliefUse
 from agentmem.ports.catalogue import AssetIndex, Catalogue, ConversationMemory
 from agentmem.ports.embedding import Embedder
 
@@ -33,6 +35,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["EVERYONE", "GUARDRAIL_TRUNCATED", "ComposerService"]
 GUARDRAIL_TRUNCATED = "composer_final_summary_truncated"
 MetricSink = Callable[[str, float], None]
+Uses = tuple[BeliefUse, ...]
 
 
 class ComposerService:
@@ -47,6 +50,7 @@ class ComposerService:
         rankers: Rankers | None = None,
         limits: Limits | None = None,
         metric: MetricSink | None = None,
+        inputs: BeliefInputs | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.index = index
@@ -57,9 +61,10 @@ class ComposerService:
         self._graph = StrategyGraph(index, limits)
         self.indexer = AssetIndexer(catalogue, index, embedder)
         self._metric = metric or (lambda name, value: None)
+        self.inputs = inputs  # the beliefs cited assets are built on; None: not tracked
         self._views: Lru[CatalogueView] = Lru(2)
         self._scopes: Lru[ScopeFilter] = Lru(256)
-        self._retrievals: Lru[tuple[int, frozenset[str], list[StrategyRun], Ranked]] = Lru(512)
+        self._retrievals: Lru[tuple[int, frozenset[str], list[StrategyRun], Ranked, Uses]] = Lru(512)
 
     # -- reading the catalogue ---------------------------------------------------------------
 
@@ -100,6 +105,13 @@ class ComposerService:
     # -- compose -----------------------------------------------------------------------------
 
     def compose(self, skill_id: str, request: ComposeRequest, principals: Collection[str]) -> ComposeResponse:
+        return self.compose_kept(skill_id, request, principals)[0]
+
+    def compose_kept(
+        self, skill_id: str, request: ComposeRequest, principals: Collection[str]
+    ) -> tuple[ComposeResponse, str | None]:
+        """The composition, and the id its report is kept under when it was built on beliefs
+        (`GET /v1/compose/reports/{id}` then says what changed since); None otherwise."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
         skill = self.skill(skill_id)
@@ -138,13 +150,16 @@ class ComposerService:
         # store is read again below either way, so permissions and deprecation are always fresh.
         # An ancestor outside the scope may change who reads what without moving its freshness.
         cache_key = (scope.key, " ".join(request.question.lower().split()), tuple(sorted(caller.principals)))
-        hit = self._retrievals.get(cache_key, lambda v: v[0] == scope.freshness and v[1] == readable)
+        hit = self._cached_retrieval(cache_key, scope.freshness, readable)
         if hit is not None:
-            _, _, runs, ranked = hit
+            _, _, runs, ranked, _ = hit
         else:
             runs = self._graph.run(retrieval)
             ranked = rank_candidates(retrieval, self.index, self._rankers, query_vector)
-            self._retrievals.put(cache_key, (scope.freshness, readable, runs, ranked))
+            used = self._uses(view, ranked.ids)
+            if self.inputs is not None:
+                self.inputs.cached(cache_key, used)
+            self._retrievals.put(cache_key, (scope.freshness, readable, runs, ranked, used))
         timings["retrieve"] = _ms(started) - timings["scope"]
 
         assets = fetch(ranked.ids)
@@ -206,7 +221,25 @@ class ComposerService:
             cache={"scope": scope_cached, "retrieval": hit is not None},
             ms={k: round(v, 2) for k, v in timings.items()},
         )
-        return ComposeResponse(markdown=composed.markdown, report=report)
+        placed = self._uses(view, [i for section in composed.sections for i in section.items])
+        report = report.model_copy(update={"stale": stale_of(placed)}) if placed else report
+        report_id = self.inputs.keep(report, placed) if self.inputs is not None else None
+        return ComposeResponse(markdown=composed.markdown, report=report), report_id
+
+    def _cached_retrieval(
+        self, cache_key: object, freshness: int, readable: frozenset[str]
+    ) -> tuple[int, frozenset[str], list[StrategyRun], Ranked, Uses] | None:
+        hit = self._retrievals.get(cache_key, lambda v: v[0] == freshness and v[1] == readable)
+        if hit is not None and self.inputs is not None and not self.inputs.fresh(cache_key, hit[4]):
+            return None  # built on a belief version that has moved on: never served again
+        return hit
+
+    def _uses(self, view: CatalogueView, asset_ids: Sequence[str]) -> Uses:
+        """The beliefs the citing assets among `asset_ids` are built on (the view's headers
+        carry what each cites, so assets citing nothing cost no read)."""
+        if self.inputs is None:
+            return ()
+        return self.inputs.uses(view.by_id[i] for i in asset_ids if i in view.by_id)
 
     def clear_caches(self, *, scopes: bool = True) -> None:
         """Forget retrievals, and resolved scopes unless `scopes` is False (benchmarks measure

@@ -25,7 +25,7 @@ from agentmem.model.beliefs import Belief
 from agentmem.model.common import ID_PATTERN
 from agentmem.model.context import ContextRequest, ContextResponse
 from agentmem.model.events import Event, EventPage
-from agentmem.procedural.model import Function, Guidance, Link
+from agentmem.procedural.model import Function, GuidanceRead, Link
 
 _ID = r"[A-Za-z0-9._:-]{1,128}"
 READ_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -161,9 +161,9 @@ class MemoryReader:
         path = f"/v1/functions/{checked_id(function_id, 'function_id')}/closure"
         return FunctionClosure.model_validate(self._call("GET", path)).items
 
-    def guidance(self, guidance_id: str) -> Guidance:
+    def guidance(self, guidance_id: str) -> GuidanceRead:
         path = f"/v1/guidance/{checked_id(guidance_id, 'guidance_id')}"
-        return Guidance.model_validate(self._call("GET", path))
+        return GuidanceRead.model_validate(self._call("GET", path))
 
     def links(self) -> list[Link]:
         return LinkList.model_validate(self._call("GET", "/v1/library/links")).items

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import Identifier
+from agentmem.model.dependents import BeliefRef, Staleness
 
 MAX_IMPLEMENTATION_BYTES = 64 * 1024
 """Implementations larger than this (UTF-8) are refused; larger bodies belong in the blob store."""
@@ -95,6 +96,12 @@ class GuidanceSpec(BaseModel):
     tags: list[str] = Field(default_factory=list)
     status: SkillStatus = SkillStatus.DRAFT
     author: str = Field(default="", max_length=200)
+    cites: list[BeliefRef] = Field(
+        default_factory=list,
+        max_length=50,
+        exclude_if=lambda value: not value,  # absent when empty: stored and answered as before
+        description="Beliefs it is built on (a subject's fact key): it goes stale when one changes.",
+    )
 
     @field_validator("function_ids", "tags")
     @classmethod
@@ -110,6 +117,14 @@ class Guidance(GuidanceSpec):
     version: int = Field(ge=1)
     created_at: str
     updated_at: str
+
+
+class GuidanceRead(Guidance):
+    """`GET /v1/guidance/{id}`: the guidance and what changed under the beliefs it cites."""
+
+    stale: list[Staleness] = Field(
+        default_factory=list, description="Each cited belief that changed since this version was written."
+    )
 
 
 class Link(BaseModel):

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agentmem.ports.procedural import SkillIndex, StampedLibrary
     from agentmem.procedural.review import ReviewService
     from agentmem.procedural.search import SkillSearch
+    from agentmem.semantic.citations import Citations
     from agentmem.semantic.service import SemanticService
     from agentmem.semantic.verify import Extract
     from agentmem.semantic.worker import ProjectorWorker
@@ -129,6 +130,7 @@ class Services:
         """The composer over the tenant's catalogue; its asset index is kept current by the
         projector (the local worker, or the stream on AWS)."""
         from agentmem.adapters.tokens import count_tokens
+        from agentmem.compose.belief_inputs import BeliefInputs
         from agentmem.compose.layout import Layout
         from agentmem.compose.ranking import Rankers
         from agentmem.compose.render import AssetRenderer
@@ -151,7 +153,16 @@ class Services:
                 count=count_tokens,
             ),
             metric=self.metric,  # read when first composing: a Lambda entry point has set it by then
+            inputs=BeliefInputs(ports.dependents),
         )
+
+    @cached_property
+    def citations(self) -> Citations:
+        """What guidance and assets cite, recorded at the versions current when they are written;
+        the semantic tier is built only when a write cites something."""
+        from agentmem.semantic.citations import Citations
+
+        return Citations(self.ports.dependents, lambda ref: self.semantic.version_of(ref))  # noqa: PLW0108 - builds the tier on first use
 
     @cached_property
     def erasure(self) -> ErasureService:

@@ -54,7 +54,7 @@ MAX_TRANSACTION_BYTES = 4_000_000
 ITEM_OVERHEAD = 256
 """Attribute names, numbers and list framing of an asset item, generously."""
 BATCH_GET_KEYS, BATCH_GET_IDLE_ROUNDS = 100, 8
-HEADER_FIELDS = ("asset_id", "path", "kind", "title", "principals", "deprecated", "change_seq")
+HEADER_FIELDS = ("asset_id", "path", "kind", "title", "principals", "deprecated", "change_seq", "cites")
 
 
 def catalogue_pk(tenant_id: str) -> str:
@@ -105,6 +105,8 @@ def asset_item(tenant_id: str, asset: Asset, payload_json: bytes) -> tuple[Item,
         "updated_at": {"S": updated_at},
         "payload_z": {"B": payload_z},
     }
+    if asset.cites:  # absent when empty: the items of assets citing nothing are as before
+        item["cites"] = {"S": json.dumps([c.model_dump(mode="json", exclude_none=True) for c in asset.cites])}
     texts = (tenant_id, asset.asset_id, asset.path, asset.kind, asset.title, asset.body, updated_at)
     size = (
         ITEM_OVERHEAD
@@ -136,6 +138,7 @@ def header_of(item: Item) -> dict[str, Any]:
         "principals": [p["S"] for p in item["principals"]["L"]],
         "deprecated": item["deprecated"]["BOOL"],
         "change_seq": int(item["change_seq"]["N"]),
+        "cites": json.loads(item["cites"]["S"]) if "cites" in item else [],
     }
 
 

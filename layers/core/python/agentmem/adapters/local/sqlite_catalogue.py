@@ -191,6 +191,7 @@ def _header(asset: Asset, change_seq: int) -> AssetHeader:
         principals=tuple(asset.principals),
         deprecated=asset.deprecated,
         change_seq=change_seq,
+        cites=tuple(asset.cites),
     )
 
 

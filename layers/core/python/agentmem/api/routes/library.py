@@ -27,9 +27,10 @@ from agentmem.api.principals import CallerRules
 from agentmem.errors import InvalidInputError
 from agentmem.model.common import ID_PATTERN
 from agentmem.ports.procedural import SkillLibrary
-from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceSpec, Link
+from agentmem.procedural.model import Function, FunctionSpec, Guidance, GuidanceRead, GuidanceSpec, Link
 from agentmem.procedural.search import SkillSearch
 from agentmem.procedural.search_models import SkillSearchRequest, SkillSearchResponse
+from agentmem.semantic.citations import Citations, guidance_dependent
 
 FunctionId = Annotated[str, Path(pattern=ID_PATTERN, description="Function id.")]
 GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]
@@ -78,9 +79,15 @@ def library_router(
     library_factory: Callable[[], SkillLibrary],
     search_factory: Callable[[], SkillSearch],
     callers: CallerRules,
+    citations: Callable[[], Citations],
 ) -> APIGatewayRouter:
     router = APIGatewayRouter()
     current = callers.current(router)
+
+    def cited(guidance: Guidance) -> Guidance:
+        """Record what this version cites (docs/stale-dependents.md), at the versions now."""
+        citations().cite(guidance_dependent(guidance.guidance_id), guidance.cites, f"v{guidance.version}")
+        return guidance
 
     def writer(action: str) -> SkillLibrary:
         """The library, once the caller is known to hold the writer role."""
@@ -179,16 +186,19 @@ def library_router(
         tags=TAGS,
     )
     def create_guidance(body: Annotated[GuidanceSpec, Body()]) -> Response[Guidance]:
-        return _created_json(writer("writing guidance").put_guidance(body))
+        return _created_json(cited(writer("writing guidance").put_guidance(body)))
 
     @router.get(
         "/v1/guidance/<guidance_id>",
         summary="Guidance's current version, with the functions it links now",
+        description="`stale` lists each belief it cites that changed since this version was written.",
         responses=error_responses(404, 422, 503),
         tags=TAGS,
     )
-    def get_guidance(guidance_id: GuidanceId) -> Guidance:
-        return library_factory().get_guidance(guidance_id)
+    def get_guidance(guidance_id: GuidanceId) -> GuidanceRead:
+        found = library_factory().get_guidance(guidance_id)
+        stale = citations().stale(guidance_dependent(guidance_id)) if found.cites else []
+        return GuidanceRead(**found.model_dump(), stale=stale)
 
     @router.put(
         "/v1/guidance/<guidance_id>",
@@ -198,7 +208,7 @@ def library_router(
     )
     def put_guidance(guidance_id: GuidanceId, body: Annotated[GuidanceSpec, Body()]) -> Guidance:
         _same_id(guidance_id, body.guidance_id, "guidance_id")
-        return writer("writing guidance").put_guidance(body)
+        return cited(writer("writing guidance").put_guidance(body))
 
     @router.delete(
         "/v1/guidance/<guidance_id>",
@@ -208,6 +218,7 @@ def library_router(
     )
     def delete_guidance(guidance_id: GuidanceId) -> Response[Any]:
         writer("deleting guidance").delete_guidance(guidance_id)
+        citations().forget(guidance_dependent(guidance_id))
         return _no_content()
 
     @router.post(

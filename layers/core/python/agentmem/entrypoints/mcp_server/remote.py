@@ -85,7 +85,9 @@ class RemoteBackend:
         return FunctionClosure.model_validate(answer)
 
     def guidance(self, guidance_id: str) -> Guidance:
-        return Guidance.model_validate(self._client.request("GET", f"/v1/guidance/{guidance_id}"))
+        answer = self._client.request("GET", f"/v1/guidance/{guidance_id}")
+        # The tool answers what the local backend does: the guidance, without the GET's `stale`.
+        return Guidance.model_validate({k: v for k, v in answer.items() if k != "stale"})
 
     def compose(self, skill_id: str, request: ComposeRequest, caller: Caller) -> ComposeResponse:
         # `caller` is not sent: the tenant reads the principals from the signature.
