@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from agentmem.model.beliefs import FactInput
 from agentmem.model.dependents import BeliefRef, BeliefUse
 from agentmem.model.events import Event
+from agentmem.semantic.projector import Projector
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
 
@@ -72,9 +73,9 @@ def test_a_redelivered_event_marks_what_a_crash_left_unmarked(tmp_path: Path) ->
     services.semantic.projector().project(statement("priya", "risk_tolerance", "cautious", 1))
     services.ports.dependents.record("guidance:g", [BeliefUse(risk, 1)])
     # The belief moved without the marker (as if the process died between the write and the mark).
-    services.semantic.projector(services.semantic.store.active()).project(
-        statement("priya", "risk_tolerance", "aggressive", 2)
-    )
+    semantic = services.semantic
+    unmarked = Projector(semantic.store.active(), semantic.llm, semantic.embedder, semantic.fact_types)
+    unmarked.project(statement("priya", "risk_tolerance", "aggressive", 2))
     assert services.ports.dependents.stale_of("guidance:g") == []
 
     services.semantic.project(statement("priya", "risk_tolerance", "aggressive", 2))  # redelivered

@@ -30,7 +30,9 @@ class BeliefRef(BaseModel):
 
     subject_id: Identifier
     key: FactKey
-    member: Member | None = Field(default=None, description="The member, for a set-valued key.")
+    member: Member | None = Field(
+        default=None, exclude_if=lambda v: v is None, description="The member, for a set-valued key."
+    )
 
     @property
     def doc_id(self) -> str:

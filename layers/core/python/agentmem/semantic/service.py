@@ -69,7 +69,8 @@ class SemanticService:
         # Only projection onto the live beliefs marks dependents: a shadow generation may number
         # versions otherwise, and nobody reads it until it is switched to (replayed whole, which
         # marks nothing new: marks only ever rise).
-        stale = StaleMarker(self.dependents) if index is None and self.dependents is not None else None
+        live = index is None or index.generation == self.store.active().generation
+        stale = StaleMarker(self.dependents) if live and self.dependents is not None else None
         return Projector(target, self.llm, self.embedder, self.fact_types, self._guard, passages, stale)
 
     def project(self, event: Event) -> list[Applied]:

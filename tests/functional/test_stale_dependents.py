@@ -1,0 +1,126 @@
+"""Stale dependents as a user meets them, over the local HTTP server: guidance and a knowledge
+asset cite Priya's risk tolerance; she changes her mind; the projector worker's next round marks
+both stale, and the compliance agent's next composition says why (docs/stale-dependents.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import urllib3
+
+from agentmem.api.app import build_resolver
+from agentmem.client import MemoryClient
+from agentmem.entrypoints.server import LocalServer
+from agentmem.model.beliefs import FactInput
+from agentmem.wiring import Services
+
+RISK = {"subject_id": "priya", "key": "risk_tolerance"}
+WRITER = "writer,compliance"
+NOTE = {
+    "asset_id": "note:priya.suitability",
+    "path": "clients/priya/suitability",
+    "kind": "note",
+    "title": "Priya's suitability assessment",
+    "body": "Priya is a cautious investor: only low-risk products are suitable.",
+    "principals": ["compliance"],
+    "updated_at": "2026-11-01T09:00:00Z",
+    "cites": [RISK],
+}
+SKILL = {
+    "intent": "Check a recommendation against the client's suitability assessment.",
+    "scope": {"include": ["clients/priya/**"]},
+    "budget_tokens": 2000,
+}
+
+
+@pytest.fixture
+def server(services: Services) -> Iterator[LocalServer]:
+    with LocalServer(lambda: build_resolver(services), port=0) as running:
+        yield running
+
+
+@pytest.fixture
+def advisor(server: LocalServer) -> MemoryClient:
+    return MemoryClient(server.url, local_principals=WRITER)
+
+
+def state_risk(advisor: MemoryClient, services: Services, value: str, session: str) -> None:
+    advisor.append_event(
+        session, subject_id="priya", round=0, agent="advisor", kind="note",
+        content=f"Priya says her risk tolerance is {value}.",
+        facts=[FactInput(key="risk_tolerance", text=f"Priya's risk tolerance is {value}.", value=value)],
+    )  # fmt: skip
+    services.projector_worker().run_once()  # one round of `agentmem serve`'s worker
+
+
+def compose(server: LocalServer) -> tuple[dict[str, Any], str | None]:
+    answer = urllib3.request(
+        "POST",
+        f"{server.url}/v1/skills/suitability/compose",
+        body=json.dumps({"question": "Is an aggressive growth fund suitable for Priya?"}),
+        headers={"Content-Type": "application/json", "X-Agentmem-Principals": "compliance"},
+    )
+    assert answer.status == 200, answer.data
+    return json.loads(answer.data), answer.headers.get("X-Agentmem-Report-Id")
+
+
+def test_guidance_citing_priyas_risk_is_stale_once_she_changes_her_mind(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    guidance = {"guidance_id": "priya-products", "title": "Products for Priya", "cites": [RISK],
+                "content": "Offer Priya capital-protected products only: she is cautious."}  # fmt: skip
+    assert advisor.request("POST", "/v1/guidance", guidance)["cites"] == [RISK]
+    advisor.request("PUT", "/v1/assets", {"assets": [NOTE]})
+    advisor.request("PUT", "/v1/skills/suitability", SKILL)
+    services.composer.indexer.sync()  # the worker's index lane, as in `agentmem serve`
+    assert advisor.request("GET", "/v1/guidance/priya-products")["stale"] == []
+    before, report_id = compose(server)
+    assert before["report"]["stale"] == [] and report_id is not None
+
+    state_risk(advisor, services, "aggressive", "s2")  # she changed her mind
+
+    why = {"belief": "priya/risk_tolerance", "from_version": 1, "to_version": 2}
+    (stale,) = advisor.request("GET", "/v1/guidance/priya-products")["stale"]
+    assert {k: stale[k] for k in why} == why and stale["reason"] in {"updated", "contradicted"}
+    assert advisor.request("GET", f"/v1/assets/{NOTE['asset_id']}")["stale"] == [stale]
+    # The compliance agent's next read says why its suitability note no longer holds ...
+    after, _ = compose(server)
+    assert after["report"]["stale"] == [stale]
+    assert after["report"]["cache"]["retrieval"] is False  # the entry built on version 1 is not served
+    # ... and the report of the read before says it went stale after it.
+    assert advisor.request("GET", f"/v1/compose/reports/{report_id}")["stale"] == [stale]
+
+
+def test_rewriting_the_guidance_makes_it_fresh_and_a_restatement_does_not(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    guidance = {"guidance_id": "g", "title": "Products for Priya", "cites": [RISK], "content": "Cautious."}
+    advisor.request("POST", "/v1/guidance", guidance)
+    state_risk(advisor, services, "aggressive", "s2")
+
+    advisor.request("POST", "/v1/guidance", guidance)  # the same spec again: still built on v1
+    assert advisor.request("GET", "/v1/guidance/g")["stale"][0]["from_version"] == 1
+    advisor.request("POST", "/v1/guidance", {**guidance, "content": "Growth funds are fine."})
+    assert advisor.request("GET", "/v1/guidance/g")["stale"] == []
+
+
+def test_erasing_priya_marks_what_cites_her_for_good(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    advisor.request("POST", "/v1/guidance", {"guidance_id": "g", "title": "For Priya", "cites": [RISK]})
+    services.erasure.erase("priya")
+
+    (stale,) = advisor.request("GET", "/v1/guidance/g")["stale"]
+    assert (stale["to_version"], stale["reason"]) == (None, "erased")
+
+
+def test_nothing_citing_a_belief_answers_as_before(server: LocalServer, advisor: MemoryClient) -> None:
+    created = advisor.request("POST", "/v1/guidance", {"guidance_id": "plain", "title": "Plain"})
+    assert "cites" not in created  # an entry citing nothing is stored and answered as before
+    assert advisor.request("GET", "/v1/guidance/plain") == {**created, "stale": []}
