@@ -14,6 +14,7 @@ import urllib3
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.entrypoints.server import LocalServer
+from agentmem.inspector.serve import local_inspector
 from agentmem.model.beliefs import FactInput
 from agentmem.wiring import Services
 
@@ -38,7 +39,8 @@ SKILL = {
 
 @pytest.fixture
 def server(services: Services) -> Iterator[LocalServer]:
-    with LocalServer(lambda: build_resolver(services), port=0) as running:
+    inspector = local_inspector(lambda: build_resolver(services), services.settings.data_dir, None)
+    with LocalServer(lambda: build_resolver(services), port=0, mounts=inspector) as running:
         yield running
 
 
@@ -124,3 +126,18 @@ def test_nothing_citing_a_belief_answers_as_before(server: LocalServer, advisor:
     created = advisor.request("POST", "/v1/guidance", {"guidance_id": "plain", "title": "Plain"})
     assert "cites" not in created  # an entry citing nothing is stored and answered as before
     assert advisor.request("GET", "/v1/guidance/plain") == {**created, "stale": []}
+
+
+def test_the_inspector_badges_stale_guidance_and_links_to_the_change(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    advisor.request("POST", "/v1/guidance", {"guidance_id": "g", "title": "For Priya", "cites": [RISK]})
+    fresh = urllib3.request("GET", f"{server.url}/ui/skills/guidance/g").data.decode()
+    state_risk(advisor, services, "aggressive", "s2")
+
+    page = urllib3.request("GET", f"{server.url}/ui/skills/guidance/g").data.decode()
+
+    assert "badge stale" not in fresh
+    assert '<span class="badge stale">stale</span>' in page
+    assert '<a href="/ui/subjects/priya/beliefs/risk_tolerance">priya/risk_tolerance</a> v1, now v2' in page
