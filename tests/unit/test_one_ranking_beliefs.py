@@ -6,6 +6,7 @@ change it records is said by no passage."""
 from __future__ import annotations
 
 from agentmem.context.one_ranking import capped_beliefs, settle_beliefs
+from agentmem.context.semantic_candidates import with_changed_members
 from agentmem.model.beliefs import Belief, Provenance, Verdict
 from agentmem.packing.model import Candidate
 
@@ -45,3 +46,17 @@ def test_a_flagged_belief_is_never_capped() -> None:
 
 def test_a_belief_that_matches_as_well_as_its_source_stands_for_it() -> None:
     assert capped_beliefs([belief(flag=False)], {"risk_tolerance": 0.615}, {"e7": SOURCE}) == set()
+
+
+def member(name: str, *, flag: bool, key: str = "investment_preference") -> Belief:
+    return belief(flag=flag).model_copy(update={"key": key, "member": name, "doc_id": f"{key}#{name}"})
+
+
+def test_a_changed_member_ranks_just_below_its_keys_best_member_and_no_other_member_moves() -> None:
+    changed, steady = member("single-stocks", flag=True), member("index-funds", flag=False)
+    other, taste = member("bonds", flag=False), member("jazz", flag=True, key="preference")
+    scores = {steady.doc_id: 0.030, changed.doc_id: 0.010, other.doc_id: 0.005, taste.doc_id: 0.004}
+    with_changed_members([steady, changed, other, taste], scores)
+    assert 0.030 > scores[changed.doc_id] > 0.0299  # comes with the member the read shows
+    assert scores[other.doc_id] == 0.005  # an unchanged member stays where its match put it
+    assert scores[taste.doc_id] == 0.004  # alone on its key: nothing to come along with

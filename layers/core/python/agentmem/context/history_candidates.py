@@ -35,7 +35,7 @@ from agentmem.context.superseded import mentioned, replaced_values
 from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
 from agentmem.model.beliefs import Belief
 from agentmem.model.passages import Passage, PassageHit
-from agentmem.packing.fusion import keyword_gate, reciprocal_rank_fusion
+from agentmem.packing.fusion import reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped
 from agentmem.ports.semantic import BeliefIndex, PassageIndex
 
@@ -45,10 +45,11 @@ SEARCH_K = 40
 TOKENS_PER_HIT = 30
 MAX_SEARCH_K = 200
 SHORT_CHARS = 200
-# The vector ranker understands paraphrase. BM25 is worth as much when the query's own words are
-# in the passages, and is never shut out entirely: a name or a number only BM25 can match.
-VECTOR_WEIGHT = 1.0
-KEYWORD_FLOOR = 0.5
+# The vector ranker understands paraphrase, BM25 a name or a number. Equal weights, as the plain
+# retriever the read must never fall below fuses them: skill search's keyword gate (BM25 weighed
+# down while its best hits miss half the query's words) cost 1-2 points of evidence on the
+# Switchboard and template conversation sets at every budget (docs/history.md).
+FUSION_WEIGHTS = {"vector": 1.0, "keyword": 1.0}
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class HistorySearch:
         *,
         own_session: bool = False,
     ) -> None:
-        self._pool, self._index, self._query = pool, index, query
+        self._pool, self._index = pool, index
         self._subject, self._k = subject_id, search_k(budget)
         self._session: str | None = None if own_session else session_id
         self._keyword = pool.submit(self._keywords, query)
@@ -128,7 +129,7 @@ class HistorySearch:
         # Waiting here cannot starve the pool: the keyword search was submitted first, and a
         # pool hands out work in order, so it runs already or has run.
         keyword, pending, chased, later = self._keyword.result()
-        ranked, note = fuse(found, keyword, self._query)
+        ranked, note = fuse(found, keyword)
         ranked = ranked_after(ranked, later, chased)
         for _, passage in ranked:
             said_over(passage.text)  # cached: the candidates' check then finds it read
@@ -155,19 +156,16 @@ class HistorySearch:
 
 
 def fuse(
-    vector: Sequence[PassageHit], keyword: Sequence[PassageHit], query: str
+    vector: Sequence[PassageHit], keyword: Sequence[PassageHit]
 ) -> tuple[list[tuple[float, Passage]], str]:
-    gate, why = keyword_gate(query, [h.passage.text for h in keyword])
-    weights = {"vector": VECTOR_WEIGHT, "keyword": max(KEYWORD_FLOOR, gate)}
     passages = {h.passage.passage_id: h.passage for h in [*vector, *keyword]}
     rankings = {
         "vector": [h.passage.passage_id for h in vector],
         "keyword": [h.passage.passage_id for h in keyword],
     }
-    fused = reciprocal_rank_fusion(rankings, weights=weights)
-    return [
-        (score, passages[pid]) for pid, score, _ in fused
-    ], f"keyword weight {weights['keyword']:g} ({why})"
+    fused = reciprocal_rank_fusion(rankings, weights=FUSION_WEIGHTS)
+    ranked = [(score, passages[pid]) for pid, score, _ in fused]
+    return ranked, "vector and keyword ranks fused at equal weight"
 
 
 def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> Candidate:

@@ -96,11 +96,26 @@ def among_passages(found: FoundBeliefs, passage_similarity: Sequence[float], que
         )
         for doc in {*vector, *keyword}
     }
+    with_changed_members(found.beliefs, scores)
     rescored = [
         replace(c, score=scores.get(b.doc_id, 0.0))
         for c, b in zip(found.candidates, found.beliefs, strict=True)
     ]
     return found._replace(candidates=rescored)
+
+
+def with_changed_members(beliefs: Sequence[Belief], scores: dict[str, float]) -> None:
+    """A member of a set-valued key that changed (flagged: "dislikes single stocks" became "wants
+    single stocks") ranks just below the key's best member: a reader shown "likes index funds"
+    without the change beside it reads a stale picture of the same attribute. Only flagged
+    members come along, so a key with many members (tastes) does not fill the read."""
+    best: dict[str, float] = {}
+    for belief in beliefs:
+        if belief.member:
+            best[belief.key] = max(best.get(belief.key, 0.0), scores.get(belief.doc_id, 0.0))
+    for belief in beliefs:
+        if belief.member and belief.flag:
+            scores[belief.doc_id] = max(scores.get(belief.doc_id, 0.0), best[belief.key] * (1 - 1e-9))
 
 
 def semantic_candidates(
