@@ -194,10 +194,12 @@ class Memory:
         agent: str | None = None,
         include: Sequence[Source] | None = None,
         split: float | None = None,
+        since: str | None = None,
     ) -> ContextResponse:
         """The slice of memory for the next prompt: this session's events, the subject's beliefs
         and earlier sessions, ranked by `query` and packed into `budget_tokens` (counted with
         tiktoken). `.markdown` is the text; `.items` and `.trace` say what it holds and why.
+        `since`, an earlier read's `.trace.watermark`, leads the slice with what changed after it.
         Raises NotFoundError for a subject nothing was ever written about."""
         fields: dict[str, Any] = {"include": list(include)} if include is not None else {}
         request = ContextRequest(
@@ -207,6 +209,7 @@ class Memory:
             query=query,
             budget_tokens=budget_tokens,
             split=split,
+            since=since,
             **fields,
         )
         return self._open().context.build(request)

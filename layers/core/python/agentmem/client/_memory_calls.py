@@ -82,15 +82,23 @@ def context(
     split: float | None = None,
     encoding: str | None = None,
     include: list[str] | None = None,
+    since: str | None = None,
 ) -> Program[ContextResponse]:
-    """The budgeted slice of memory for `agent`'s next prompt."""
+    """The budgeted slice of memory for `agent`'s next prompt. `since`: an earlier read's
+    `trace.watermark`; the slice then leads with what changed after that read."""
     body: dict[str, Any] = {
         "subject_id": subject_id,
         "session_id": session_id,
         "agent": agent,
         "query": query,
     }
-    optional = {"budget_tokens": budget_tokens, "split": split, "encoding": encoding, "include": include}
+    optional = {
+        "budget_tokens": budget_tokens,
+        "split": split,
+        "encoding": encoding,
+        "include": include,
+        "since": since,
+    }
     body.update({k: v for k, v in optional.items() if v is not None})
     return ContextResponse.model_validate((yield ApiRequest("POST", "/v1/context", body)))
 

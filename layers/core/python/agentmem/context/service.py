@@ -259,21 +259,24 @@ class ContextService:
         # One ranking, one pool (the default), or with `split` each source spends its share at
         # full detail first and what one leaves flows to the others (the detail-first policy).
         shares = since.shares(source_shares(request, skills=skills), pooled=pooled)
-        packed = pack(
+        packed = since.packed(
+            lambda chosen: pack(
+                chosen,
+                budget=request.budget_tokens,
+                shares=shares,
+                sections=[
+                    *since_sections(since),
+                    Section("semantic", f"What is known about {request.subject_id}"),
+                    Section("history", f"Earlier sessions with {request.subject_id}"),
+                    Section("episodic", f"This session ({request.session_id})"),
+                    Section("skills", "Skills for this task"),
+                ],
+                title=f"Context for {request.agent}",  # the agent knows its query: repeating it costs tokens
+                count=lambda text: self._count(text, request.encoding),
+                encoding=request.encoding,
+                policy="pooled" if pooled else "detail_first",
+            ),
             candidates,
-            budget=request.budget_tokens,
-            shares=shares,
-            sections=[
-                *since_sections(since),
-                Section("semantic", f"What is known about {request.subject_id}"),
-                Section("history", f"Earlier sessions with {request.subject_id}"),
-                Section("episodic", f"This session ({request.session_id})"),
-                Section("skills", "Skills for this task"),
-            ],
-            title=f"Context for {request.agent}",  # the agent knows its query: repeating it costs tokens
-            count=lambda text: self._count(text, request.encoding),
-            encoding=request.encoding,
-            policy="pooled" if pooled else "detail_first",
         )
         return self._response(
             packed,

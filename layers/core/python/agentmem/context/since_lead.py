@@ -78,7 +78,9 @@ def gone_candidate(doc_id: str) -> Candidate:
         item_id=f"belief:{doc_id}",
         source="semantic",
         score=0.0,
-        renders=(f"{what}: no longer held",),
+        # Two renderings, so it is placed as detail: an identity-only item waits for the identity
+        # share, which lower-ranked unchanged items could then outlast.
+        renders=(f"{what}: no longer held (erased, or memory rebuilt without it)", f"{what}: no longer held"),
         meta={"doc_id": doc_id, "key": key},
     )
 

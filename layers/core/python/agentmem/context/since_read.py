@@ -4,7 +4,8 @@ trace the watermark a later read can lead from (since.py, since_lead.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentmem.context.retirements import Retired
@@ -69,6 +70,26 @@ class SinceRead:
         notes += news.notes
         self.led, dropped = lead_with(news, candidates, dropped, retired, request.include)
         return self.led.candidates, dropped
+
+    def packed(self, pack: Callable[[list[Candidate]], Packed], candidates: list[Candidate]) -> Packed:
+        """`pack(candidates)`, held to the rule that no change is dropped for budget while an
+        unchanged item is placed. The changes rank first, so a walk down the ranking places them
+        first; but a change whose detail does not fit is set aside and smaller items below it may
+        still fit. Then the changes alone are packed: they take the room, and every unchanged
+        item is listed as dropped for them."""
+        packed = pack(candidates)
+        if self.led is None:
+            return packed
+        lost = any(d.source == SOURCE for d in packed.dropped)
+        if not lost or all(p.candidate.source == SOURCE for p in packed.placed):
+            return packed
+        alone = pack([c for c in candidates if c.source == SOURCE])
+        yielded = [
+            Dropped(c.item_id, origin(c), "budget: the changes since `since` took the room")
+            for c in candidates
+            if c.source != SOURCE
+        ]
+        return replace(alone, dropped=[*alone.dropped, *yielded])
 
     def shares(self, shares: dict[str, float], *, pooled: bool) -> dict[str, float]:
         """The changes as one more source: in one ranking they only need naming (they rank first);

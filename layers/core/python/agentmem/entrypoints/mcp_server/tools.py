@@ -144,7 +144,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "memory_context",
         "Read the ranked slice of shared memory for your next step, packed into budget_tokens "
         "(counted exactly): this session's events, the subject's current beliefs and its earlier "
-        "sessions. The trace says what each source contributed and what was dropped, and why.",
+        "sessions. The trace says what each source contributed and what was dropped, and why. "
+        "Pass an earlier read's trace.watermark as since to lead with what changed after it.",
         ContextRequest,
         ContextResponse,
         lambda backend, args, caller: backend.context(args),

@@ -23,6 +23,7 @@ from agentmem.client import AsyncMemoryClient, MemoryClient
 from agentmem.client._program import Program
 from agentmem.integrations.langgraph import _ops as ops
 from agentmem.integrations.langgraph._pending import PendingWrites
+from agentmem.model.context import ContextResponse
 
 DEFAULT_SESSION = "langgraph-store"
 DEFAULT_AGENT = "langgraph"
@@ -98,6 +99,41 @@ class AgentMemStore(BaseStore):
         if self._async_client is None:
             return await asyncio.to_thread(self.flush, subject)
         return await self._async_client.run(ops.flush(subject, self._context))
+
+    def context(
+        self,
+        subject: str,
+        query: str,
+        *,
+        budget_tokens: int | None = None,
+        since: str | None = None,
+        include: list[str] | None = None,
+    ) -> ContextResponse:
+        """The budgeted context read of `subject` for this store's agent in its session (what a
+        node puts in its prompt). `since`, an earlier read's `trace.watermark`, leads it with what
+        changed after that read, so a node that re-reads each step can take a smaller budget."""
+        return self._sync_client().context(
+            subject_id=subject, session_id=self._context.session_id, agent=self._context.agent,
+            query=query, budget_tokens=budget_tokens, since=since, include=include,
+        )  # fmt: skip
+
+    async def acontext(
+        self,
+        subject: str,
+        query: str,
+        *,
+        budget_tokens: int | None = None,
+        since: str | None = None,
+        include: list[str] | None = None,
+    ) -> ContextResponse:
+        if self._async_client is None:
+            return await asyncio.to_thread(
+                self.context, subject, query, budget_tokens=budget_tokens, since=since, include=include
+            )
+        return await self._async_client.context(
+            subject_id=subject, session_id=self._context.session_id, agent=self._context.agent,
+            query=query, budget_tokens=budget_tokens, since=since, include=include,
+        )  # fmt: skip
 
     def batch(self, ops_: Iterable[Op]) -> list[Result]:
         return self._sync_client().run(self._program(list(ops_)))
