@@ -73,6 +73,8 @@ class LibraryFunction(Construct):
         role = self.function.role
         storage.grant_log_read(role)
         storage.grant_library_write(role)
+        # Guidance and assets record what they cite; compose keeps reports and cache entries' inputs.
+        storage.grant_dependents_record(role)
         (storage.grant_blob_read_put if blob_write else storage.grant_blob_read)(role)
         acknowledge(
             self.function,

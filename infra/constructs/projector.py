@@ -128,6 +128,8 @@ class Projector(Construct):
         storage.grant_library_read(projector.role)
         # A failing event says so where reads and the deep health check look (entrypoints/stream_status).
         storage.grant_status_write(projector.role)
+        # The projection step that moves a belief marks what was built on it (docs/stale-dependents.md).
+        storage.grant_dependents_mark(projector.role)
         return projector
 
     def _subscribe(self, storage: Storage) -> None:

@@ -7,7 +7,9 @@ the replay state machine's executions; read the projector's dead-letter queue an
 its messages name; read the log (events, tombstones, the libraries a redriven record re-indexes);
 invoke the tenant's models; and, in the domain access policy, send what the projector sends to the
 agentmem indexes (redrive and catch-up project into the live generation, as the projector does).
-It may not delete an index, change the cluster, or write to the table or the blob bucket."""
+Like the projector, it marks the dependents of the beliefs it moves stale (an UpdateItem in the
+dependents index's partitions, docs/stale-dependents.md). It may not delete an index, change the
+cluster, or write any other item of the table, or the blob bucket."""
 
 from __future__ import annotations
 
@@ -79,6 +81,7 @@ def grant_operator(
     storage.grant_log_read(role)
     storage.grant_tombstone_read(role)
     storage.grant_library_read(role)
+    storage.grant_dependents_mark(role)  # catch-up and redrive move live beliefs, as the projector does
     vectors.grant_write(role)
     models.grant_invoke(role, role)
     acknowledge(

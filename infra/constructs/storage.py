@@ -37,6 +37,12 @@ LEDGER_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem
 BLOB_RETENTION_MARGIN_DAYS = 2
 # How long a deleted, overwritten or expired blob stays restorable (a noncurrent version).
 NONCURRENT_VERSION_DAYS = 30
+# The stale-dependents index (docs/stale-dependents.md) shares the table: a dependent's uses and
+# body under `T#<tenant>#DEP#<dependent>`, the same uses seen from the belief under
+# `T#<tenant>#CITED#<subject>`. Marking finds a belief's dependents with one Query on CITED and
+# marks each use with a conditional UpdateItem in DEP; recording reads a dependent's DEP
+# partition and rewrites both sides with BatchWriteItem (which deletes uses no longer cited).
+DEPENDENTS_KINDS = ("DEP", "CITED")
 LOG_READ_APPEND_ACTIONS = (
     *LOG_READ_ACTIONS,
     "dynamodb:PutItem",
@@ -169,6 +175,21 @@ class Storage(Construct):
         """Put the projection status item, which the stream projector writes on its failure path
         (the read function's log read covers reading it)."""
         self._grant_where(grantee, ("dynamodb:PutItem",), self.tenant_partitions("STATUS"))
+
+    def grant_dependents_mark(self, grantee: iam.IGrantable) -> None:
+        """Mark dependents stale, as projection onto the live beliefs and an erasure do: find a
+        belief's dependents in its subject's CITED partition, update their uses in DEP. Nothing
+        that records, deletes or reads a dependent's body."""
+        self._grant_where(grantee, ("dynamodb:Query",), self.tenant_partitions("CITED"))
+        self._grant_where(grantee, ("dynamodb:UpdateItem",), self.tenant_partitions("DEP"))
+
+    def grant_dependents_record(self, grantee: iam.IGrantable) -> None:
+        """Record, read and forget dependents (guidance and assets that cite beliefs, kept compose
+        reports, retrieval cache entries); never mark one stale. One BatchWriteItem carries items of
+        both partitions, and IAM checks every key of a request against a single statement's
+        patterns (ForAllValues), so both kinds must be in the same statement."""
+        self._grant_where(grantee, ("dynamodb:GetItem", "dynamodb:Query"), self.tenant_partitions("DEP"))
+        self._grant_where(grantee, ("dynamodb:BatchWriteItem",), self.tenant_partitions(*DEPENDENTS_KINDS))
 
     def _grant_where(self, grantee: iam.IGrantable, actions: tuple[str, ...], partitions: list[str]) -> None:
         grantee.grant_principal.add_to_principal_policy(

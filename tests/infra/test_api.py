@@ -56,6 +56,7 @@ COMPOSE_ROUTES = {
     ("PUT", "/v1/skills/{skill_id}"),
     ("GET", "/v1/skills/{skill_id}"),
     ("POST", "/v1/skills/{skill_id}/compose"),
+    ("GET", "/v1/compose/reports/{report_id}"),  # a kept report, with what changed under it since
 }
 
 

@@ -11,6 +11,7 @@ from tests.infra.conftest import Synth, only
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
 LIBRARY_ONLY = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["SKILLS#*", "CATALOGUE#*", "CONV#*"]}}
+DEPENDENTS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#acme#DEP#*", "T#acme#CITED#*"]}}
 WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"}
 
 
@@ -39,9 +40,15 @@ def test_library_functions_write_only_their_partitions_and_never_the_log(
     assert _actions(writing[0]) >= WRITES
     assert writing[0]["Condition"] == LIBRARY_ONLY
     # The log itself is only read: GetItem and Query, with no condition.
-    log_reads = [s for s in statements if _actions(s) == {"dynamodb:GetItem", "dynamodb:Query"}]
-    assert len(log_reads) == 1 and "Condition" not in log_reads[0]
-    assert not any(a in {"dynamodb:Scan", "dynamodb:BatchWriteItem"} for s in statements for a in _actions(s))
+    reads = {"dynamodb:GetItem", "dynamodb:Query"}
+    log_reads = [s for s in statements if _actions(s) == reads and "Condition" not in s]
+    assert len(log_reads) == 1
+    assert not any("dynamodb:Scan" in _actions(s) for s in statements)
+    # Batches only in the stale-dependents index (what guidance and assets cite, kept reports),
+    # one statement over both its partitions: a recording batch carries items of each.
+    (batches,) = [s for s in statements if "dynamodb:BatchWriteItem" in _actions(s)]
+    assert _actions(batches) == {"dynamodb:BatchWriteItem"}
+    assert batches["Condition"] == DEPENDENTS
 
 
 def test_only_the_composer_may_put_blobs(acme: Synth) -> None:

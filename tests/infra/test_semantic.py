@@ -184,9 +184,12 @@ def test_projector_reads_the_stream_and_writes_only_its_status_item_of_the_table
         "dynamodb:Query",
         "dynamodb:BatchGetItem",
         "dynamodb:PutItem",  # the projection status item only
+        "dynamodb:UpdateItem",  # marking dependents stale, in the dependents index only
     }
     (status,) = [s for s in statements if s["Action"] == "dynamodb:PutItem"]
     assert status["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#acme#STATUS#*"]}}
+    (marks,) = [s for s in statements if s["Action"] == "dynamodb:UpdateItem"]
+    assert marks["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#acme#DEP#*"]}}
     (tombstones,) = [s for s in statements if s["Action"] == "dynamodb:BatchGetItem"]
     assert tombstones["Condition"] == {
         "ForAllValues:StringLike": {
