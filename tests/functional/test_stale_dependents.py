@@ -4,7 +4,10 @@ both stale, and the compliance agent's next composition says why (docs/stale-dep
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +15,10 @@ import pytest
 import urllib3
 
 from agentmem.api.app import build_resolver
-from agentmem.client import MemoryClient
+from agentmem.client import Invalid, MemoryClient, NotFound
+from agentmem.compose.evaluate import SampleCatalogue
+from agentmem.compose.model import Asset
+from agentmem.demo.eval_run import install
 from agentmem.entrypoints.server import LocalServer
 from agentmem.inspector.serve import local_inspector
 from agentmem.model.beliefs import FactInput
@@ -141,3 +147,54 @@ def test_the_inspector_badges_stale_guidance_and_links_to_the_change(
     assert "badge stale" not in fresh
     assert '<span class="badge stale">stale</span>' in page
     assert '<a href="/ui/subjects/priya/beliefs/risk_tolerance">priya/risk_tolerance</a> v1, now v2' in page
+
+
+def skill_zip(manifest: dict[str, Any]) -> str:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("priya/SKILL.md", "---\nname: Products for Priya\ndescription: Cautious.\n---\n")
+        archive.writestr("priya/agentmem.json", json.dumps(manifest))
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_an_imported_skill_records_its_manifests_cites_and_exports_them(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    manifest = {"guidance_id": "priya-products", "functions": {}, "cites": [RISK]}
+    imported = advisor.request("POST", "/v1/library/import", {"zip_base64": skill_zip(manifest)})
+    assert imported["guidance"]["cites"] == [RISK]
+    assert advisor.request("GET", "/v1/guidance/priya-products")["stale"] == []
+
+    state_risk(advisor, services, "aggressive", "s2")
+
+    (stale,) = advisor.request("GET", "/v1/guidance/priya-products")["stale"]
+    assert (stale["belief"], stale["from_version"], stale["to_version"]) == ("priya/risk_tolerance", 1, 2)
+    # Importing the same folder again is a restatement: still built on version 1.
+    advisor.request("POST", "/v1/library/import", {"zip_base64": skill_zip(manifest)})
+    assert advisor.request("GET", "/v1/guidance/priya-products")["stale"] == [stale]
+    # The export carries the cites, so export then import gives guidance citing the same beliefs.
+    exported = advisor.request("GET", "/v1/guidance/priya-products/export")["zip_base64"]
+    with zipfile.ZipFile(io.BytesIO(base64.b64decode(exported))) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith("agentmem.json")]
+        assert json.loads(archive.read(name))["cites"] == [RISK]
+
+
+def test_an_import_whose_manifest_cites_badly_writes_nothing(advisor: MemoryClient) -> None:
+    bad = {"guidance_id": "g", "functions": {}, "cites": [{"subject_id": "priya", "key": "Not A Key"}]}
+    with pytest.raises(Invalid) as raised:
+        advisor.request("POST", "/v1/library/import", {"zip_base64": skill_zip(bad)})
+    assert raised.value.status == 422 and raised.value.field == "cites.0.key"
+    with pytest.raises(NotFound):
+        advisor.request("GET", "/v1/guidance/g")
+
+
+def test_assets_loaded_in_bulk_record_what_they_cite(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    # `agentmem eval`'s loader, in process: no route involved.
+    install(services, SampleCatalogue(assets=[Asset.model_validate(NOTE)], skills=[]))
+    state_risk(advisor, services, "aggressive", "s2")
+    (stale,) = advisor.request("GET", f"/v1/assets/{NOTE['asset_id']}")["stale"]
+    assert (stale["from_version"], stale["to_version"]) == (1, 2)

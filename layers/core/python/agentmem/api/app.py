@@ -145,7 +145,9 @@ def _skills_routes(app: AgentMemResolver, services: Services) -> None:
     )
     app.include_router(library_listing_router(lambda: services.skills))
     app.include_router(
-        library_transfer_router(lambda: services.skills, lambda: services.skill_review, callers)
+        library_transfer_router(
+            lambda: services.skills, lambda: services.skill_review, callers, lambda: services.citations
+        )
     )
 
 

@@ -40,7 +40,9 @@ def install(
 
     for start in range(0, len(catalogue.assets), MAX_ASSETS_PER_PUT):
         bulk = PutAssetsRequest(assets=catalogue.assets[start : start + MAX_ASSETS_PER_PUT])
-        services.composer.catalogue.put_assets(bulk.assets)
+        revision = services.composer.catalogue.put_assets(bulk.assets)
+        for asset in bulk.assets:  # what they cite, as PUT /v1/assets records it
+            services.citations.cite_asset(asset.asset_id, asset.cites, revision)
         if on_bulk is not None:
             on_bulk(len(bulk.assets))
     for skill in catalogue.skills:

@@ -8,9 +8,9 @@
   links them, through the library's ordinary calls. Ids and ordering are deterministic.
 - `export_folder` / `export_zip` write a guidance back as such a folder, with each linked function
   and its dependency closure under `scripts/`. Beside `SKILL.md` they write `agentmem.json`, which
-  records what the Agent Skills format has no place for (ids, dependencies, language), so that
-  export then import gives the same library; other tools ignore it, and a folder without it
-  imports with ids derived from the skill name and script stems.
+  records what the Agent Skills format has no place for (ids, dependencies, language, the beliefs
+  the guidance cites), so that export then import gives the same library; other tools ignore it,
+  and a folder without it imports with ids derived from the skill name and script stems.
 """
 
 from __future__ import annotations
@@ -162,7 +162,11 @@ def bundle_specs(bundle: SkillBundle, author: str = "") -> tuple[GuidanceSpec, l
         "tags": bundle.manifest.get("tags", []),
         "status": SkillStatus.DRAFT,
         "author": author,
+        # Beliefs it is built on (docs/stale-dependents.md); the importer records them.
+        "cites": bundle.manifest.get("cites", []),
     }
+    if not isinstance(guidance_values["cites"], list):
+        raise InvalidInputError(f"{MANIFEST_FILE}: cites is not a list", field=MANIFEST_FILE)
     guidance = _spec(GuidanceSpec, guidance_values, SKILL_FILE)
     return guidance, [specs[fid] for fid in sorted(specs)]
 
@@ -267,6 +271,8 @@ def skill_files(library: SkillLibrary, guidance_id: str) -> dict[str, bytes]:
         "function_ids": list(guidance.function_ids),
         "tags": list(guidance.tags),
         "functions": manifest_functions,
+        # Only when it cites any: an export of guidance citing nothing stays as it was.
+        **({"cites": [ref.model_dump() for ref in guidance.cites]} if guidance.cites else {}),
     }
     files[MANIFEST_FILE] = (json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode(
         "utf-8"

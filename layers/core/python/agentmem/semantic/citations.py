@@ -36,6 +36,16 @@ class Citations:
         uses = [BeliefUse(ref, self._version_of(ref)) for ref in dict.fromkeys(refs)]
         self.index.record(dependent, uses, body=stamp)
 
+    def cite_guidance(self, guidance_id: str, refs: Sequence[BeliefRef], version: int) -> None:
+        """Guidance's version `version`, however it was written (the routes, an Agent Skills
+        import): one naming and one stamp, so a restatement by another path is still one."""
+        self.cite(guidance_dependent(guidance_id), refs, f"v{version}")
+
+    def cite_asset(self, asset_id: str, refs: Sequence[BeliefRef], revision: int) -> None:
+        """An asset as written in catalogue revision `revision`: every write of it is a new build,
+        at the versions now (its content is not versioned, the catalogue is)."""
+        self.cite(asset_dependent(asset_id), refs, f"r{revision}")
+
     def stale(self, dependent: str) -> list[Staleness]:
         return self.index.stale_of(dependent)
 

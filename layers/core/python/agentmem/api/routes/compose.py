@@ -59,7 +59,7 @@ def compose_router(
         service = composer()
         revision = authoring.put_assets(service.catalogue, body, caller(), service.view())
         for asset in body.assets:  # each write is a new build of the asset: at today's versions
-            citations().cite(asset_dependent(asset.asset_id), asset.cites, f"r{revision}")
+            citations().cite_asset(asset.asset_id, asset.cites, revision)
         return PutAssetsResponse(written=len(body.assets), revision=revision)
 
     @router.get(

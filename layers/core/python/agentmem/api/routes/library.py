@@ -86,7 +86,7 @@ def library_router(
 
     def cited(guidance: Guidance) -> Guidance:
         """Record what this version cites (docs/stale-dependents.md), at the versions now."""
-        citations().cite(guidance_dependent(guidance.guidance_id), guidance.cites, f"v{guidance.version}")
+        citations().cite_guidance(guidance.guidance_id, guidance.cites, guidance.version)
         return guidance
 
     def writer(action: str) -> SkillLibrary:

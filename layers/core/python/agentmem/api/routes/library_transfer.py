@@ -25,6 +25,7 @@ from agentmem.procedural.agent_skills import export_zip, import_bundle
 from agentmem.procedural.agent_skills_read import read_skill_zip
 from agentmem.procedural.model import Function, Guidance
 from agentmem.procedural.review import ReviewRequest, ReviewResponse, ReviewService
+from agentmem.semantic.citations import Citations
 
 GuidanceId = Annotated[str, Path(pattern=ID_PATTERN, description="Guidance id.")]
 TAGS = ["procedural"]
@@ -50,6 +51,7 @@ def library_transfer_router(
     library_factory: Callable[[], SkillLibrary],
     review_factory: Callable[[], ReviewService],
     callers: CallerRules,
+    citations: Callable[[], Citations],
 ) -> APIGatewayRouter:
     router = APIGatewayRouter()
     current = callers.current(router)
@@ -96,6 +98,8 @@ def library_transfer_router(
         except (binascii.Error, ValueError) as exc:
             raise InvalidInputError("zip_base64 is not valid base64", field="zip_base64") from exc
         guidance, functions = import_bundle(read_skill_zip(data), library_factory())
+        # As a write through /v1/guidance does: its manifest's `cites`, at the versions now.
+        citations().cite_guidance(guidance.guidance_id, guidance.cites, guidance.version)
         return _json(201, ImportedSkill(guidance=guidance, functions=functions))
 
     @router.get(
