@@ -91,14 +91,14 @@ def test_a_re_read_since_leads_with_exactly_what_changed(team: Team) -> None:
         "- 2026-" + section(markdown, HEADING)[1][len("- 2026-") :],  # the date is the log's
         "- [S2 #2 r0 recommendation/note] Recommend a 60/40 index mix, rebalanced yearly.",
     ]
-    assert (
-        "⚠ superseded: risk_tolerance is aggressive since S3. Her risk tolerance is cautious."
-        in (section(markdown, HEADING)[1])
+    # A passage newly labelled leads as its place and its label: its text was read before.
+    assert section(markdown, HEADING)[1].endswith(
+        "(S1 #1): ⚠ superseded: risk_tolerance is aggressive since S3."
     )
     assert trace["new_since"] == ["belief:risk_tolerance", "passage:S1:1:0-63", "event:S2:2"]
     assert trace["since"] == {
         "session_id": "S2", "seq": 1, "new_events": 1, "changed_beliefs": 1, "new_beliefs": 0,
-        "retired_beliefs": 0, "gone_beliefs": 0, "superseded_passages": 1, "left_out": [],
+        "retired_beliefs": 0, "gone_beliefs": 0, "superseded_passages": 1, "left_out": [], "needed_tokens": 0,
     }  # fmt: skip
     kinds = {i["item_id"]: (i["source"], i["ref"]["since"]) for i in again["items"] if "since" in i["ref"]}
     assert kinds == {
@@ -155,6 +155,11 @@ def test_changes_are_never_dropped_for_budget_before_unchanged_items(team: Team)
         unchanged = [i for i in placed if "since" not in i["ref"]]
         assert not (left_out and unchanged), (budget, left_out, unchanged)
         assert read["trace"]["used_tokens"] <= budget
+        if left_out:  # the trace says what a re-read needs, and a re-read at it leaves none out
+            needed = read["trace"]["since"]["needed_tokens"]
+            assert needed > budget
+            whole = team.read(budget_tokens=needed, since=first["trace"]["watermark"])
+            assert whole["trace"]["since"]["left_out"] == []
     roomy = team.read(budget_tokens=250, since=first["trace"]["watermark"])
     assert roomy["trace"]["since"]["left_out"] == [] and len(roomy["trace"]["new_since"]) == 3
 

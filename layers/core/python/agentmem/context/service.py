@@ -277,6 +277,8 @@ class ContextService:
                 policy="pooled" if pooled else "detail_first",
             ),
             candidates,
+            title=f"Context for {request.agent}",
+            count=lambda text: self._count(text, request.encoding),
         )
         return self._response(
             packed,

@@ -10,6 +10,7 @@ ranking and drops from its bottom, places changes first and drops them last."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -69,6 +70,20 @@ def with_change(candidate: Candidate, belief: Belief) -> Candidate:
         was = f" (was: {belief.previous.value})"
         renders = [*(r + was for r in candidate.renders[:-1]), f"**{belief.key}**: {belief.value}{was}"]
     return replace(candidate, renders=tuple(dict.fromkeys(renders)))
+
+
+LABELS = re.compile(r"(?:⚠ .+?\. )+")
+
+
+def label_only(candidate: Candidate) -> Candidate:
+    """A passage newly labelled superseded, as its place in the log and its labels: the reader
+    met its text before, and what changed is the label (the passage's text costs tens of tokens
+    where the label costs ten). The full passage still ranks below, unchanged, if it fits."""
+    head = candidate.renders[-1]
+    found = LABELS.match(candidate.renders[0], len(head) + 2)
+    if not candidate.renders[0].startswith(f"{head}: ") or found is None:
+        return candidate
+    return replace(candidate, renders=(f"{head}: {found.group().strip()}", head))
 
 
 def gone_candidate(doc_id: str) -> Candidate:
@@ -132,7 +147,7 @@ def lead_with(
             belief, kind = moved.pop(c.item_id)
             out.append(leading(with_change(c, belief), kind))
         elif (kind_found := kind_of(c, changed_keys, labels, event_ids)) is not None:
-            out.append(leading(c, kind_found))
+            out.append(leading(label_only(c) if kind_found == "superseded" else c, kind_found))
         else:
             out.append(c)
     # Changes the query did not find: a belief that moved leads whatever the query asked.

@@ -4,6 +4,7 @@ trace the watermark a later read can lead from (since.py, since_lead.py)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -16,7 +17,9 @@ from agentmem.errors import InvalidInputError
 from agentmem.model.beliefs import Belief
 from agentmem.model.context import ContextRequest
 from agentmem.model.watermark import Watermark
-from agentmem.packing.model import Candidate, Dropped, Packed, Section
+from agentmem.packing.costs import Counter, rank, render
+from agentmem.packing.engine import IDENTITY_SHARE
+from agentmem.packing.model import Candidate, Dropped, Packed, Placed, Section
 from agentmem.ports.log import EventLog
 from agentmem.ports.semantic import BeliefIndex
 
@@ -28,6 +31,7 @@ class SinceRead:
     index: BeliefIndex | None = None
     led: Led | None = None
     last_seq: int = 0  # the session's, as the read saw it
+    needed: int = 0  # the budget every change needs, when some were left out
 
     @classmethod
     def of(cls, request: ContextRequest) -> SinceRead:
@@ -71,7 +75,13 @@ class SinceRead:
         self.led, dropped = lead_with(news, candidates, dropped, retired, request.include)
         return self.led.candidates, dropped
 
-    def packed(self, pack: Callable[[list[Candidate]], Packed], candidates: list[Candidate]) -> Packed:
+    def packed(
+        self,
+        pack: Callable[[list[Candidate]], Packed],
+        candidates: list[Candidate],
+        title: str,
+        count: Counter,
+    ) -> Packed:
         """`pack(candidates)`, held to the rule that no change is dropped for budget while an
         unchanged item is placed. The changes rank first, so a walk down the ranking places them
         first; but a change whose detail does not fit is set aside and smaller items below it may
@@ -81,6 +91,13 @@ class SinceRead:
         if self.led is None:
             return packed
         lost = any(d.source == SOURCE for d in packed.dropped)
+        if lost:  # what a re-read needs to place every change: the changes alone, at full detail
+            changes = [Placed(c, 0, 0) for c in rank(candidates) if c.source == SOURCE]
+            base = count(render(title, [], []))
+            whole = count(render(title, [Section(SOURCE, HEADING)], changes))
+            # The packer holds IDENTITY_SHARE of the room back for identity lines and admits on
+            # per-line estimates (a token or two over the exact count each): both are added.
+            self.needed = base + math.ceil((whole - base + 2 * len(changes)) / (1 - IDENTITY_SHARE))
         if not lost or all(p.candidate.source == SOURCE for p in packed.placed):
             return packed
         alone = pack([c for c in candidates if c.source == SOURCE])
@@ -119,6 +136,7 @@ def trace_of_since(
     out: dict[str, Any] = {"watermark": watermark.token()}
     if since.led is not None:
         left_out = [d.item_id for d in packed.dropped if d.source == SOURCE]
-        out["since"] = since.led.report.model_copy(update={"left_out": left_out})
+        report = {"left_out": left_out, "needed_tokens": since.needed if left_out else 0}
+        out["since"] = since.led.report.model_copy(update=report)
         out["new_since"] = [p.candidate.item_id for p in packed.placed if p.candidate.source == SOURCE]
     return out

@@ -88,5 +88,10 @@ class SinceReport(BaseModel):
     gone_beliefs: int = Field(description="Beliefs the earlier read placed that are no longer held.")
     superseded_passages: int = Field(description="History passages labelled superseded by a change after it.")
     left_out: list[str] = Field(
-        description="Item ids of changes the budget could not place: every unchanged item went first."
+        description="Item ids of changes the budget could not place; then no unchanged item is placed."
+    )
+    needed_tokens: int = Field(
+        default=0,
+        description="The budget that places every change at full detail (title and heading counted):"
+        " a read at it leaves none out. Set when `left_out` is not empty, else 0.",
     )
