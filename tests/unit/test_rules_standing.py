@@ -37,6 +37,13 @@ def extract(content: str) -> list[tuple[str, str]]:
         "our first game is tomorrow night",  # a time relative to when it was said
         "I'm living in the A and M dorm right now",  # a name used as a modifier
         "I love the lake I love the lake",  # the statement started over inside its value
+        "I like to watch him on Sundays",  # "him": only the conversation says who
+        "but, uh, I really like the idea.",  # which idea: a taste of nothing the sentence names
+        "and then I started painting",  # a step of a story, not what the subject does now
+        "I started mowing lawns when I was twelve",  # a start in the past, told as such
+        "So we have three altogether.",  # three of what: the noun went unsaid
+        "we have two playing soccer",  # a count above one of something not plural
+        "we've got one seventy-two",  # a number read as the thing counted (a model year)
     ],
 )
 def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None:
@@ -53,6 +60,10 @@ def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None
         ("I like to fish", ("preference", "likes to fish")),
         ("I like leather seats also.", ("preference", "likes leather seats also")),
         ("I'm a graduate student in speech.", ("identity", "graduate student")),
+        ("I just started learning Welsh.", ("activity", "started learning Welsh")),
+        ("we have three dogs", ("dogs", "three dogs")),
+        ("I have one sister", ("sisters", "one sister")),
+        ("I like the mountains", ("preference", "likes the mountains")),
         # A value cut at a trailing "and" keeps what came before it, and the sentence says so too.
         (
             "I love to visit old towns and the coast and",
@@ -83,3 +94,9 @@ def test_a_trimmed_value_is_trimmed_in_its_sentence_too() -> None:
 def test_a_degree_word_alone_refuses_nothing_but_the_households_evaluation() -> None:
     assert extract("My risk tolerance is very cautious.") == [("risk_tolerance", "very cautious")]
     assert extract("our salaries are a little bit higher") == []
+
+
+def test_an_initial_inside_a_name_does_not_end_the_sentence() -> None:
+    assert ("preference", "enjoys some of the Michael J. Fox movies") in extract(
+        "and I enjoy some of the Michael J. Fox movies."
+    )

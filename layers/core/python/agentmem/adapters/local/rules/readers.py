@@ -13,6 +13,7 @@ from agentmem.adapters.local.rules.lexicon import COUNT_STOP, NUMBER_WORDS, PREP
 from agentmem.model.beliefs import Cardinality
 
 SET = Cardinality.SET
+SINGLE = frozenset({"one", "a", "an", "1"})  # counts the noun stays singular after
 Groups = dict[str, str | None]
 MONEY = re.compile(
     r"(?:(?:about|around|roughly|approximately|over|under|almost|nearly|just over|just under)\s+)?"
@@ -137,7 +138,8 @@ def preference(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found
     if (
         not thing
         or not values.is_value(thing)
-        or thing.split()[0].casefold() in PRONOUNS | {"the idea", "to think"}
+        or thing.split()[0].casefold() in PRONOUNS
+        or " ".join(thing.split()[:2]).casefold() in {"the idea", "to think"}
     ):
         return
     verb = (m.get("verb") or "").casefold().replace("cannot", "can't").replace("can not", "can't")
@@ -157,6 +159,8 @@ def counted(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
         return
     if n == "no" and plural(noun) != noun:
         return  # "no idea", "no time": only a plural counts ("no kids")
+    if not counts_things(n, noun):
+        return
     key = key_of(plural(noun))
     if key:
         value = f"{n} {noun}"
@@ -167,6 +171,15 @@ def counted(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:
             f"{ctx.name} has {value}.",
             description=f"How many {plural(noun)} the subject has.",
         )
+
+
+def counts_things(n: str, noun: str) -> bool:
+    """Whether "<n> <noun>" counts things the subject has. Not when the noun is a number ("one
+    eighty-nine": a model year), nor when a count above one meets a noun that is not plural
+    ("four altogether", "three playing baseball": the things counted went unsaid)."""
+    if any(part in NUMBER_WORDS for word in noun.split() for part in word.split("-")):
+        return False
+    return n in SINGLE or plural(noun) == noun
 
 
 def activity(ctx: Context, m: Groups, rest: str, start: int) -> Iterator[Found]:

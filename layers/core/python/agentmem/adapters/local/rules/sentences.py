@@ -31,6 +31,7 @@ ABBREVIATIONS = (
     "ltd",
     "co",
 )
+INITIAL = re.compile(r"(?:^|\b[A-Z][\w'.-]*\s+)[A-Z]\.$")  # after a name or another initial
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 CLAUSE_BOUNDARY = re.compile(r"[,;:(]|\s[-\u2013\u2014]\s|\s(?:and|but|so|or)\s", re.I)
@@ -55,6 +56,8 @@ def split(text: str) -> list[str]:
         last = candidate.rsplit(None, 1)[-1].rstrip(".").casefold() if candidate else ""
         if "\n" not in m.group(0) and candidate.endswith(".") and last in ABBREVIATIONS:
             continue  # "Dr. Lee", "Acme Inc. is": not a sentence end
+        if "\n" not in m.group(0) and INITIAL.search(candidate) and text[m.end() : m.end() + 1].isupper():
+            continue  # "Michael J. Fox", "J. R. R. Tolkien": an initial, not a sentence end
         if candidate.strip():
             out.append(candidate.strip())
         start = m.end()

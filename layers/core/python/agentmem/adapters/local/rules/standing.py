@@ -9,13 +9,15 @@ statement is checked against the sentence it came from, and refused when:
 
 - its value holds a filler or a stutter ("the the", a phrase said twice);
 - its value ends where a phrase cannot end (an article, a preposition, a conjunction, a particle);
-- its value points at something only the conversation names (it, them, their, mine, those; and
+- its value points at something only the conversation names (it, them, him, her, mine, those; and
   "that", "this", "here", "there" at the end of a short value);
 - the sentence goes on with a filler right after a bare "to <verb>" (the object was cut off), or
   restarts the same statement ("..., I like ...": the first was a false start);
 - a name is read where the sentence uses it as a modifier ("the TWU dorm");
 - its value is only a time relative to when it was said ("tomorrow night"), a taste with no
-  object ("I really like a lot"), or the household's evaluation ("our dining is very limited");
+  object or only an empty one ("I really like a lot", "I like the idea"), the household's
+  evaluation ("our dining is very limited"), or a start told as a step of a story ("then I
+  started cleaning", "I started delivering papers when I was ten");
 - its key is made of words that name no attribute (a pronoun, a conjunction, "thing", "day").
 
 Measured on hand-labelled Switchboard beliefs: bench/belief_precision.py, docs/extraction-rules.md.
@@ -42,7 +44,7 @@ DANGLING = (
     )
 )
 # Words that leave a value pointing at something the sentence does not name.
-DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these")
+DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these him her hers")
 DEICTIC_AT_END = word_set("that this here there one ones both")
 SHORT_VALUE_WORDS = 4  # "eating there" points away; "the stair master over there" still says much
 TRAILING_ADDITIVE = frozenset({"also", "too"})
@@ -73,6 +75,9 @@ SAFE_AFTER_NAME = (
 TASTE_FRAME = DEGREE | word_set(
     "likes like loves love enjoys enjoy hates hate prefers prefer doesn't does don't not to lot much all"
 )
+# "then I started cleaning": a start told as a step of a story, not what the subject does now.
+ONSET = re.compile(r"^(?:started|began)\b", re.IGNORECASE)
+STORY_STEP = re.compile(r"\b(?:then|when|after|before|until)\b", re.IGNORECASE)
 OURS_IS = re.compile(r"\bour\s+(?:[\w-]+\s+){1,3}(?:is|are)\s+$", re.IGNORECASE)
 CUT_CONJUNCTION = re.compile(r"\s+(?:and|or|but)$", re.IGNORECASE)
 WORD = re.compile(r"[\w'-]+")
@@ -98,8 +103,8 @@ def stands_alone(fact: Found, sentence: str) -> bool:
         return False
     if _disfluent(fact.value, words) or _dangling(words) or _deictic(words):
         return False
-    if fact.key in TASTE_KEYS and not [w for w in words if w not in TASTE_FRAME]:
-        return False  # "I really like a lot": a taste with no object
+    if _states_no_standing_fact(fact, words, sentence):
+        return False
     around = _around_value(fact, sentence)
     if around is None:
         return True
@@ -109,6 +114,19 @@ def stands_alone(fact: Found, sentence: str) -> bool:
     modifier = fact.key in PLACE_KEYS and _name_as_modifier(fact.value, before, after)
     cut = _cut_before_object(words, after) or modifier
     return not (cut or _restarted(fact, sentence, after))
+
+
+def _states_no_standing_fact(fact: Found, words: list[str], sentence: str) -> bool:
+    if fact.key in TASTE_KEYS and not _taste_object(words):
+        return True  # "I really like a lot", "I like the idea": a taste of nothing it names
+    # "then I started cleaning": what happened next, not what the subject does
+    return bool(ONSET.match(fact.value) and STORY_STEP.search(sentence))
+
+
+def _taste_object(words: list[str]) -> list[str]:
+    """What a taste is of: its words past the frame, unless they are only empty words."""
+    named = [w for w in words if w not in TASTE_FRAME]
+    return [] if all(w in EMPTY_KEY_WORDS or w in {"the", "a", "an"} for w in named) else named
 
 
 def _empty_key(key: str) -> bool:

@@ -19,7 +19,8 @@ SUBJECT_START = r"(?:i|i'm|i've|i'd|my|she|he|they|we|her|his|their|our|it|the c
 # A clause ends at sentence punctuation followed by a space, a line break, a comma, a dash, an
 # opening bracket, a conjunction that starts a new clause, or "and"/"but" before a new subject.
 CLAUSE_END = re.compile(
-    r"[.!?;:,](?:\s|$)|\s[-\u2013\u2014]\s|\s\(|\n|"
+    # A period after a lone capital inside the sentence is an initial ("Michael J. Fox").
+    r"(?:[!?;:,]|(?<!\b(?-i:[A-Z]))\.)(?:\s|$)|(?<=\b(?-i:[A-Z]))\.$|\s[-\u2013\u2014]\s|\s\(|\n|"
     r"\s(?:because|since|although|though|while|whereas|which|who|where|when|if|unless|until|so that)\s|"
     rf"\s(?:and|but|or|so)\s+(?={SUBJECT_START})",
     re.IGNORECASE,
