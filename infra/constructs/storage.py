@@ -106,7 +106,8 @@ class Storage(Construct):
                 point_in_time_recovery_enabled=True
             ),
             stream=dynamodb.StreamViewType.NEW_IMAGE,
-            # The composer's conversation memory expires after a week; with a tenant retention
+            # The composer's conversation memory, its kept reports and its cache entries' records
+            # (the stale-dependents index) expire after a week; with a tenant retention
             # (retention_days), each event and its items carry it too. Without one, nothing of the
             # log does, and the log is never expired.
             time_to_live_attribute="expires_at",

@@ -1,15 +1,18 @@
 """The DependentsIndex contract: what each dependent was built on, and what moved under it. Every
 adapter's test class subclasses DependentsIndexContract and provides `make_index(tenant_id)`:
-indexes over one backing store, so a new index is another process (the projector, the API).
+indexes over one backing store, so a new index is another process (the projector, the API), each
+reading the time from the `clock` fixture.
 
 What any index guarantees: a use is stale once its belief moved past the version it saw, showing
 that version, the highest reached and the reason; marking is idempotent and never lowers a mark;
 an erasure marks every use of the subject for good; recording again makes a dependent fresh;
-bodies read back; tenants are independent."""
+bodies read back; tenants are independent; a dependent recorded with a ttl reads as unknown once
+it has run out, and no mark counts it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import pytest
 
@@ -24,7 +27,21 @@ DIET = BeliefRef(subject_id="priya", key="diet", member="vegan")
 OMAR = BeliefRef(subject_id="omar", key="risk_tolerance")
 
 
+class Clock:
+    """Epoch seconds that move only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class DependentsIndexContract:
+    @pytest.fixture
+    def clock(self) -> Clock:
+        return Clock()
+
     @pytest.fixture
     def make_index(self) -> IndexFactory:
         raise NotImplementedError
@@ -119,3 +136,27 @@ class DependentsIndexContract:
         assert globex.uses_of("guidance:g") == []
         assert globex.mark_stale(RISK, 2, "updated") == []
         assert make_index("acme").stale_of("guidance:g") == []
+
+    def test_a_dependent_recorded_with_a_ttl_expires(self, make_index: IndexFactory, clock: Clock) -> None:
+        index = make_index("acme")
+        week = timedelta(days=7)
+        index.record("report:r", [BeliefUse(RISK, 1)], body="{}", ttl=week)
+        index.record("guidance:g", [BeliefUse(RISK, 1)], body="v1")  # no ttl: never expires
+        clock.now += week.total_seconds() - 1
+        assert index.body_of("report:r") == "{}" and index.uses_of("report:r") == [BeliefUse(RISK, 1)]
+        clock.now += 1
+        assert index.body_of("report:r") is None
+        assert index.uses_of("report:r") == [] and index.stale_of("report:r") == []
+        assert index.mark_stale(RISK, 2, "updated") == ["guidance:g"]
+        assert index.mark_erased("priya") == ["guidance:g"]
+        index.expire()
+        assert make_index("acme").body_of("report:r") is None
+        assert make_index("acme").body_of("guidance:g") == "v1"
+
+    def test_recording_again_renews_the_ttl(self, index: DependentsIndex, clock: Clock) -> None:
+        index.record("cache:c", [BeliefUse(RISK, 1)], ttl=timedelta(hours=1))
+        clock.now += 3000
+        index.record("cache:c", [BeliefUse(RISK, 1)], ttl=timedelta(hours=1))
+        clock.now += 3000
+        assert index.uses_of("cache:c") == [BeliefUse(RISK, 1)]
+        assert index.expire() == 0  # nothing has run out

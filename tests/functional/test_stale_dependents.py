@@ -7,8 +7,11 @@ from __future__ import annotations
 import base64
 import io
 import json
+import sqlite3
+import time
 import zipfile
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -198,3 +201,31 @@ def test_assets_loaded_in_bulk_record_what_they_cite(
     state_risk(advisor, services, "aggressive", "s2")
     (stale,) = advisor.request("GET", f"/v1/assets/{NOTE['asset_id']}")["stale"]
     assert (stale["from_version"], stale["to_version"]) == (1, 2)
+
+
+def test_a_kept_report_expires_after_the_setting_and_the_worker_sweeps_it(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    advisor.request("PUT", "/v1/assets", {"assets": [NOTE]})
+    advisor.request("PUT", "/v1/skills/suitability", SKILL)
+    services.composer.indexer.sync()
+    _, report_id = compose(server)
+    assert report_id is not None
+    db = services.settings.data_dir / "agentmem.db"
+    with sqlite3.connect(db) as conn:
+        (expires_at,) = conn.execute(
+            "SELECT expires_at FROM dependent_bodies WHERE dependent=?", (f"report:{report_id}",)
+        ).fetchone()
+    days = services.settings.compose_report_ttl_days
+    assert abs(expires_at - (time.time() + days * 86_400)) < 60
+    # One already past its time: GET answers 404 at once, and the worker's next round removes it.
+    services.ports.dependents.record("report:old", [], body="{}", ttl=timedelta(0))
+    with pytest.raises(NotFound):
+        advisor.request("GET", "/v1/compose/reports/old")
+    services.projector_worker().run_once()  # its first round sweeps, with or without a retention
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT 1 FROM dependent_bodies WHERE dependent='report:old'").fetchone() is None
+        assert conn.execute(
+            "SELECT 1 FROM dependent_bodies WHERE dependent=?", (f"report:{report_id}",)
+        ).fetchone()

@@ -139,6 +139,10 @@ class Settings(BaseModel):
     # hundreds for relevance, `rank` also adds an LLM ranking (two views of 15,000-token chunks,
     # fused by RRF).
     composer_llm: Literal["off", "filter", "rank"] = "off"
+    # composer: days a kept compose report (GET /v1/compose/reports/{id}) and the record of a
+    # retrieval cache entry's inputs live (docs/stale-dependents.md). AWS: the table's TTL
+    # (`expires_at`); locally, the projector worker's sweep. 7, as its conversation memory.
+    compose_report_ttl_days: int = Field(default=7, ge=1, le=3650)
     # composer: JSON object mapping an IAM caller ARN (fnmatch patterns allowed) to its principals,
     # e.g. {"arn:aws:sts::123456789012:assumed-role/analyst-agent/*": ["analyst"]}. A Lambda
     # authorizer that sets `principals` in its context takes precedence.

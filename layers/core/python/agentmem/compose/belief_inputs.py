@@ -5,13 +5,18 @@ were written against (so an asset already stale makes the document stale too).
   what changed since; one built on none can never go stale and is not kept.
 - A retrieval cache entry records its inputs under a name derived from its key, and is served
   only while the index holds exactly those inputs, unmarked: a mark by the projector, or another
-  process recording the same key at newer versions, makes it miss."""
+  process recording the same key at newer versions, makes it miss.
+
+Both are kept for `ttl` (the setting `compose_report_ttl_days`), so they do not pile up: a report
+then answers 404, and an entry still in some process's cache misses once its record is gone
+(the record's absence reads as inputs that moved), so expiry never serves a stale document."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
 from collections.abc import Iterable
+from datetime import timedelta
 
 from agentmem.compose.model import AssetHeader
 from agentmem.compose.report import ComposeReport
@@ -30,9 +35,13 @@ def cache_dependent(key: object) -> str:
     return "cache:" + hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:32]
 
 
+DEFAULT_TTL = timedelta(days=7)  # as long as the composer's conversation memory
+
+
 class BeliefInputs:
-    def __init__(self, index: DependentsIndex) -> None:
+    def __init__(self, index: DependentsIndex, ttl: timedelta = DEFAULT_TTL) -> None:
         self._index = index
+        self._ttl = ttl
 
     def uses(self, assets: Iterable[AssetHeader]) -> tuple[BeliefUse, ...]:
         """The uses of the citing assets among `assets`, one per belief: the oldest version seen
@@ -51,14 +60,14 @@ class BeliefInputs:
 
     def cached(self, cache_key: object, uses: tuple[BeliefUse, ...]) -> None:
         if uses:
-            self._index.record(cache_dependent(cache_key), uses)
+            self._index.record(cache_dependent(cache_key), uses, ttl=self._ttl)
 
     def keep(self, report: ComposeReport, uses: tuple[BeliefUse, ...]) -> str | None:
         """Keep a report built on beliefs; returns its id (None: built on none, not kept)."""
         if not uses:
             return None
         report_id = f"rep_{uuid.uuid4().hex}"
-        self._index.record(report_dependent(report_id), uses, body=report.model_dump_json())
+        self._index.record(report_dependent(report_id), uses, body=report.model_dump_json(), ttl=self._ttl)
         return report_id
 
     def report(self, report_id: str) -> ComposeReport | None:

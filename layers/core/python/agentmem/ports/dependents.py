@@ -4,6 +4,7 @@ by the projection step that moves a belief (or by the erasure of its subject).""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Protocol
 
 from agentmem.model.dependents import BeliefRef, BeliefUse, Staleness
@@ -16,10 +17,16 @@ class DependentsIndex(Protocol):
     Marking is monotone: a use is stale once its belief reached a version above the one it saw,
     and stays stale (showing the highest version reached) until the dependent is recorded again."""
 
-    def record(self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None) -> None:
+    def record(
+        self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None, ttl: timedelta | None = None
+    ) -> None:
         """Replace what `dependent` was built on (its uses, each with the staleness it already
         carries, if any) and keep `body` with it (an opaque string its owner reads back: a version
-        stamp, a stored report). Recording no uses and no body forgets the dependent."""
+        stamp, a stored report). Recording no uses and no body forgets the dependent.
+
+        With `ttl`, the dependent expires that long after this record: from then on it reads as
+        unknown (no uses, no body), no mark counts it, and the store drops it (`expire`, or
+        DynamoDB's TTL). Without, it lives until recorded again or forgotten."""
         ...
 
     def uses_of(self, dependent: str) -> list[BeliefUse]:
@@ -46,4 +53,9 @@ class DependentsIndex(Protocol):
 
     def forget(self, dependent: str) -> bool:
         """Drop the dependent and its uses (it was deleted); True when there was one."""
+        ...
+
+    def expire(self) -> int:
+        """Drop every dependent whose ttl has run out; returns how many. Where the store expires
+        items itself (DynamoDB's TTL), a no-op that returns 0: reads already skip them."""
         ...

@@ -96,7 +96,8 @@ class ProjectorWorker:
     the store for writes (`prepare_for_writes`), as the projector Lambda does on a cold start.
     The skill library and the catalogue are not in the log, so their indexes are caught up by
     comparing stamps, the same comparison a replay makes. With `retention`, a round also sweeps
-    expired events, at most every `sweep_every` seconds (the first round always does).
+    expired events, at most every `sweep_every` seconds (the first round always does); with
+    `expiry`, it drops expired records (the dependents index's kept reports) on the same beat.
 
     Projection and the other lanes back off apart (`backoff`, on `clock`): a model server that is
     down stops neither the skill indexes nor the passages. Projection's state goes to the
@@ -111,6 +112,7 @@ class ProjectorWorker:
         indexes: Sequence[IndexSync] = (),
         interval: float = 0.2,
         retention: RetentionSweeper | None = None,
+        expiry: Callable[[], int] | None = None,
         sweep_every: float = 600.0,
         vector_batch: int = LANE_BATCH,
         backoff: Backoff | None = None,
@@ -124,6 +126,7 @@ class ProjectorWorker:
         self._checkpoints = checkpoints
         self._interval = interval
         self._retention = retention
+        self._expiry = expiry
         self._sweep_every = sweep_every
         self._next_sweep = 0.0  # the first round sweeps
         self._stop = threading.Event()
@@ -211,10 +214,13 @@ class ProjectorWorker:
         if self.projection.failing:
             index_passages_ahead(self._tail, self._semantic, self._checkpoints, index)
         self.embed_passages(index.generation, self._vector_batch)
-        if self._retention is not None and time.monotonic() >= self._next_sweep:
-            # After the drain, so what expires has been projected (and is kept as observations).
-            projected = self._checkpoints.load(checkpoint_name(index.generation))
-            self._retention.sweep(projected, index.generation)
+        if (self._retention is not None or self._expiry is not None) and time.monotonic() >= self._next_sweep:
+            if self._retention is not None:
+                # After the drain, so what expires has been projected (and is kept as observations).
+                projected = self._checkpoints.load(checkpoint_name(index.generation))
+                self._retention.sweep(projected, index.generation)
+            if self._expiry is not None:  # reads skip what expired already: this only bounds the store
+                self._expiry()
             self._next_sweep = time.monotonic() + self._sweep_every
         for sync in self._indexes:
             sync()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -153,7 +154,7 @@ class Services:
                 count=count_tokens,
             ),
             metric=self.metric,  # read when first composing: a Lambda entry point has set it by then
-            inputs=BeliefInputs(ports.dependents),
+            inputs=BeliefInputs(ports.dependents, timedelta(days=self.settings.compose_report_ttl_days)),
         )
 
     @cached_property
@@ -191,9 +192,9 @@ class Services:
 
     def projector_worker(self) -> ProjectorWorker:
         """The local twin of the stream projector: tails the log into the beliefs, and keeps the
-        skill and asset indexes current, so no request waits for indexing, and sweeps expired
-        events when the tenant set a retention. Raises UnsupportedOnBackendError on AWS, where the
-        DynamoDB stream drives the projector."""
+        skill and asset indexes current, so no request waits for indexing. It sweeps expired
+        events when the tenant set a retention, and expired records of the dependents index.
+        Raises UnsupportedOnBackendError on AWS, where the DynamoDB stream drives the projector."""
         from agentmem.semantic.worker import ProjectorWorker
 
         ports = self.ports
@@ -203,6 +204,7 @@ class Services:
             ports.checkpoints,
             indexes=self.index_syncs(),
             retention=ports.retention_sweeper,
+            expiry=ports.dependents.expire,  # kept compose reports and cache entries' records
         )
 
     def reproducible_extraction(self) -> Extract | None:

@@ -7,12 +7,17 @@
 The cited item is the use seen from the belief's side: the projector finds a belief's dependents
 with one Query on its subject's partition (no Scan, no index), then marks each use with a
 conditional UpdateItem, so a mark never lowers another and a use recorded anew meanwhile (another
-version) is left alone. No part of a key can hold `/` (ids, fact keys and dependents' names)."""
+version) is left alone. No part of a key can hold `/` (ids, fact keys and dependents' names).
+
+A dependent recorded with a ttl carries `expires_at` (epoch seconds), the table's TTL attribute,
+on all three kinds of item, so DynamoDB's TTL removes both sides. TTL deletes within days of the
+time, not at it: reads and marks skip an item past it already."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, cast
 
 import boto3
@@ -34,9 +39,17 @@ BODY_SK, USE_PREFIX = "BODY", "USE#"
 
 
 class DynamoDbDependentsIndex:
-    def __init__(self, table_name: str, tenant_id: str, *, client: DynamoDBClient | None = None) -> None:
+    def __init__(
+        self,
+        table_name: str,
+        tenant_id: str,
+        *,
+        client: DynamoDBClient | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._table = table_name
         self._tenant = tenant_id
+        self._clock = clock
         self._client: DynamoDBClient = client or boto3.client(
             "dynamodb", config=Config(retries={"mode": "standard"})
         )
@@ -63,15 +76,24 @@ class DynamoDbDependentsIndex:
 
     # -- the port --------------------------------------------------------------------------
 
-    def record(self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None) -> None:
+    def _live(self, item: Item) -> bool:
+        return "expires_at" not in item or int(item["expires_at"]["N"]) > int(self._clock())
+
+    def record(
+        self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None, ttl: timedelta | None = None
+    ) -> None:
         old = {u.key(): u for u in self.uses_of(dependent)}
         new = {u.key(): u for u in uses}
+        expiry: Item = {}
+        if ttl is not None:
+            expiry["expires_at"] = {"N": str(int(self._clock()) + int(ttl.total_seconds()))}
         writes: list[WriteRequestTypeDef] = []
         for use in new.values():
             item: Item = {
                 **self._use_key(dependent, use),
                 "entity": {"S": "dependent_use"},
                 "version": {"N": str(use.version)},
+                **expiry,
             }
             if use.stale is not None:
                 item["stale"] = {"S": use.stale.model_dump_json()}
@@ -81,6 +103,7 @@ class DynamoDbDependentsIndex:
                 "entity": {"S": "dependent_cited"},
                 "dependent": {"S": dependent},
                 "version": {"N": str(use.version)},
+                **expiry,
             }
             writes += [{"PutRequest": {"Item": item}}, {"PutRequest": {"Item": cited}}]
         for key, use in old.items():
@@ -92,7 +115,11 @@ class DynamoDbDependentsIndex:
         body_key: Item = {"pk": {"S": self._dep_pk(dependent)}, "sk": {"S": BODY_SK}}
         if body is not None:
             writes.append(
-                {"PutRequest": {"Item": {**body_key, "entity": {"S": "dependent_body"}, "body": {"S": body}}}}
+                {
+                    "PutRequest": {
+                        "Item": {**body_key, "entity": {"S": "dependent_body"}, "body": {"S": body}, **expiry}
+                    }
+                }
             )
         else:
             writes.append({"DeleteRequest": {"Key": body_key}})
@@ -101,6 +128,8 @@ class DynamoDbDependentsIndex:
     def uses_of(self, dependent: str) -> list[BeliefUse]:
         uses = []
         for item in self._query(self._dep_pk(dependent), USE_PREFIX, "read dependent"):
+            if not self._live(item):
+                continue
             subject, key, member = item["sk"]["S"][len(USE_PREFIX) :].split("/")
             stale = Staleness.model_validate_json(item["stale"]["S"]) if "stale" in item else None
             ref = BeliefRef(subject_id=subject, key=key, member=member or None)
@@ -118,7 +147,7 @@ class DynamoDbDependentsIndex:
         except (ClientError, BotoCoreError) as exc:
             raise translate_client_error(exc, "read dependent") from exc
         item = found.get("Item")
-        return item["body"]["S"] if item else None
+        return item["body"]["S"] if item and self._live(item) else None
 
     def mark_stale(self, ref: BeliefRef, to_version: int, reason: str) -> list[str]:
         prefix = f"{ref.key}/{ref.member or ''}/"
@@ -126,6 +155,9 @@ class DynamoDbDependentsIndex:
 
     def mark_erased(self, subject_id: str) -> list[str]:
         return self._mark(subject_id, "", None, ERASED)
+
+    def expire(self) -> int:
+        return 0  # the table's TTL removes expired items; reads skip them until it does
 
     def forget(self, dependent: str) -> bool:
         uses = self.uses_of(dependent)
@@ -139,6 +171,8 @@ class DynamoDbDependentsIndex:
     def _mark(self, subject_id: str, prefix: str, to_version: int | None, reason: str) -> list[str]:
         marked: set[str] = set()
         for cited in self._query(self._cited_pk(subject_id), prefix, "find dependents"):
+            if not self._live(cited):
+                continue
             key, member, _ = cited["sk"]["S"].split("/", 2)
             dependent = cited["dependent"]["S"]
             ref = BeliefRef(subject_id=subject_id, key=key, member=member or None)
@@ -157,11 +191,13 @@ class DynamoDbDependentsIndex:
                 UpdateExpression="SET stale = :stale, stale_rank = :rank",
                 ConditionExpression=(
                     "version = :seen AND (attribute_not_exists(stale_rank) OR stale_rank < :rank)"
+                    " AND (attribute_not_exists(expires_at) OR expires_at > :now)"
                 ),
                 ExpressionAttributeValues={
                     ":stale": {"S": stale.model_dump_json()},
                     ":rank": {"N": str(stale.rank)},
                     ":seen": {"N": str(use.version)},
+                    ":now": {"N": str(int(self._clock()))},
                 },
             )
         except ClientError as exc:

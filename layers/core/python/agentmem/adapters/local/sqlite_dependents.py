@@ -1,10 +1,15 @@
 """DependentsIndex on SQLite: one row per (dependent, belief) use, indexed by belief, so the
-projection step that moves a belief finds its dependents with one indexed query."""
+projection step that moves a belief finds its dependents with one indexed query.
+
+A dependent recorded with a ttl carries `expires_at` (epoch seconds) on its rows: reads and
+marks skip it from then on, and `expire` (the projector worker's sweep) deletes it."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from datetime import timedelta
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.model.dependents import ERASED, BeliefRef, BeliefUse, Staleness, stale_after
@@ -21,6 +26,17 @@ CREATE TABLE IF NOT EXISTS dependent_bodies (
     PRIMARY KEY (tenant_id, dependent));
 """
 COLUMNS = "dependent, subject_id, key, member, version, stale"
+LIVE = "(expires_at IS NULL OR expires_at > ?)"
+
+
+def _expiry(conn: sqlite3.Connection) -> None:
+    """Migration 1: kept compose reports and cache entries expire (docs/stale-dependents.md)."""
+    for table in ("dependent_uses", "dependent_bodies"):
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN expires_at INTEGER")
+        # Partial: guidance and assets never expire, so only expiring rows are in the sweep's index.
+        conn.execute(
+            f"CREATE INDEX {table}_by_expiry ON {table} (tenant_id, expires_at) WHERE expires_at IS NOT NULL"
+        )
 
 
 def _use(row: sqlite3.Row | tuple[object, ...]) -> tuple[str, BeliefUse]:
@@ -31,16 +47,25 @@ def _use(row: sqlite3.Row | tuple[object, ...]) -> tuple[str, BeliefUse]:
 
 
 class SqliteDependentsIndex:
-    def __init__(self, db: SqliteDatabase, tenant_id: str) -> None:
+    def __init__(self, db: SqliteDatabase, tenant_id: str, *, clock: Callable[[], float] = time.time) -> None:
         self._db = db
         self._tenant = tenant_id
+        self._clock = clock
         db.apply_schema(SCHEMA)
+        db.migrate("dependents", [_expiry])
 
-    def record(self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None) -> None:
+    def _now(self) -> int:
+        return int(self._clock())
+
+    def record(
+        self, dependent: str, uses: Sequence[BeliefUse], body: str | None = None, ttl: timedelta | None = None
+    ) -> None:
+        expires = None if ttl is None else self._now() + int(ttl.total_seconds())
         with self._db.write() as conn:  # one transaction: a reader sees the old uses or the new
             self._delete(conn, dependent)
             conn.executemany(
-                f"INSERT OR REPLACE INTO dependent_uses (tenant_id, {COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO dependent_uses (tenant_id, {COLUMNS}, expires_at)"
+                " VALUES (?,?,?,?,?,?,?,?)",
                 [
                     (
                         self._tenant,
@@ -48,20 +73,24 @@ class SqliteDependentsIndex:
                         *u.key(),
                         u.version,
                         u.stale.model_dump_json() if u.stale else None,
+                        expires,
                     )
                     for u in uses
                 ],
             )
             if body is not None:
-                conn.execute("INSERT INTO dependent_bodies VALUES (?,?,?)", (self._tenant, dependent, body))
+                conn.execute(
+                    "INSERT INTO dependent_bodies (tenant_id, dependent, body, expires_at) VALUES (?,?,?,?)",
+                    (self._tenant, dependent, body, expires),
+                )
 
     def uses_of(self, dependent: str) -> list[BeliefUse]:
         rows = (
             self._db.connection()
             .execute(
-                f"SELECT {COLUMNS} FROM dependent_uses WHERE tenant_id=? AND dependent=?"
+                f"SELECT {COLUMNS} FROM dependent_uses WHERE tenant_id=? AND dependent=? AND {LIVE}"
                 " ORDER BY subject_id, key, member",
-                (self._tenant, dependent),
+                (self._tenant, dependent, self._now()),
             )
             .fetchall()
         )
@@ -75,8 +104,8 @@ class SqliteDependentsIndex:
         row = (
             self._db.connection()
             .execute(
-                "SELECT body FROM dependent_bodies WHERE tenant_id=? AND dependent=?",
-                (self._tenant, dependent),
+                f"SELECT body FROM dependent_bodies WHERE tenant_id=? AND dependent=? AND {LIVE}",
+                (self._tenant, dependent, self._now()),
             )
             .fetchone()
         )
@@ -93,11 +122,27 @@ class SqliteDependentsIndex:
         with self._db.write() as conn:
             return self._delete(conn, dependent) > 0
 
+    def expire(self) -> int:
+        now = self._now()
+        where = "tenant_id=? AND expires_at IS NOT NULL AND expires_at<=?"
+        with self._db.write() as conn:
+            gone = {
+                str(row[0])
+                for table in ("dependent_uses", "dependent_bodies")
+                for row in conn.execute(
+                    f"SELECT DISTINCT dependent FROM {table} WHERE {where}", (self._tenant, now)
+                )
+            }
+            for table in ("dependent_uses", "dependent_bodies"):
+                conn.execute(f"DELETE FROM {table} WHERE {where}", (self._tenant, now))
+        return len(gone)
+
     def _mark(self, where: str, args: tuple[str, ...], to_version: int | None, reason: str) -> list[str]:
         marked: set[str] = set()
         with self._db.write() as conn:  # read and update in one write transaction: no lost mark
             rows = conn.execute(
-                f"SELECT {COLUMNS} FROM dependent_uses WHERE tenant_id=? AND {where}", (self._tenant, *args)
+                f"SELECT {COLUMNS} FROM dependent_uses WHERE tenant_id=? AND {where} AND {LIVE}",
+                (self._tenant, *args, self._now()),
             ).fetchall()
             for row in rows:
                 dependent, use = _use(row)
