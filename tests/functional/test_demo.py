@@ -62,3 +62,13 @@ def test_every_dated_line_carries_its_sessions_date_in_the_story(out: str) -> No
 def test_the_docs_quote_what_the_demo_prints(out: str) -> None:
     found = problems(ROOT, out)
     assert found == [], "\n".join([*found, "run `python -m agentmem.demo.docs` to rewrite the blocks"])
+
+
+def test_the_demo_shows_a_stale_guidance_entry_and_a_read_since_a_watermark(out: str) -> None:
+    changes = out[out.index("── What changed under the team") : out.index("── The composer")]
+    # Written while Priya was cautious (v1), the note is stale once she turns aggressive in s2.
+    assert "stale: priya/risk_tolerance v1 -> v2, contradicted" in changes
+    lead = changes[changes.index("## Changed since your last read") :]
+    # Both changes of mind lead compliance's read since its s1 watermark, with what they replaced.
+    assert "**risk_tolerance**" in lead and "changed from cautious (priya-s1) to aggressive" in lead
+    assert "**investment_preference**" in lead and "wants individual tech stocks" in lead

@@ -21,6 +21,7 @@ from pathlib import Path
 from agentmem.api.app import build_resolver
 from agentmem.client import MemoryClient
 from agentmem.demo.agents import TEAM, Agent
+from agentmem.demo.changes import ChangeWatch
 from agentmem.demo.clock import StoryClock
 from agentmem.demo.composer import show as show_composer
 from agentmem.demo.runner import PROMPT_BUDGET, Run, fresh_data_dir, run_sessions
@@ -130,7 +131,10 @@ def run(data_dir: Path, sessions: int) -> None:
             print(f'{plan.session_id}  {plan.date}  {plan.title:<18} "{clip(plan.message, 68)}"')
 
         progress = ProgressLine(sessions)
-        result = run_sessions(client, worker.settle, sessions, progress=progress, clock=clock)
+        watch = ChangeWatch(client, MemoryClient(server.url, local_principals="writer"))
+        result = run_sessions(
+            client, worker.settle, sessions, progress=progress, clock=clock, on_session=watch
+        )
         progress.clear()
 
         section("Prompt tokens per agent: by reference (instruction + context slice) vs by value")
@@ -181,6 +185,9 @@ def run(data_dir: Path, sessions: int) -> None:
         print("\n".join(line for line in markdown.splitlines() if "⚠" in line))
         review = client.list_events(last, agent="compliance").items[-1].content
         print(f"\nand what it wrote:\n{review}")
+
+        section("What changed under the team: a stale guidance entry and a read since a watermark")
+        print("\n".join(watch.report(session_plan(sessions))))
 
         section("The composer: an authored skill answered from live knowledge, as an analyst")
         show_composer(server.url, worker.settle)

@@ -122,14 +122,18 @@ def run_sessions(
     budget: int = PROMPT_BUDGET,
     progress: Progress | None = None,
     clock: StoryClock | None = None,
+    on_session: Callable[[SessionPlan], object] | None = None,
 ) -> Run:
     """Run the six agents in order for each of `sessions` sessions of `subject`. `catch_up` lets
     the projector drain the log after each agent, so the next reader sees current beliefs.
-    `clock`, the log's clock when the server runs in this process, is moved to each session's date."""
+    `clock`, the log's clock when the server runs in this process, is moved to each session's date.
+    `on_session` runs before each session starts, still on the previous session's date."""
     run = Run()
     transcript = Transcript()
     for number in range(1, sessions + 1):
         plan = session_plan(number, subject)
+        if on_session is not None:
+            on_session(plan)
         if clock is not None:
             clock.begin(plan.date)
         for round_, agent in enumerate(TEAM):
