@@ -49,5 +49,9 @@ def test_a_first_session_read_lists_what_later_sessions_changed(url: str) -> Non
     number = re.search(r"<td>priya-s1 · compliance.*?saved=(\d+)", home, re.S)
     assert number is not None
     after = page(url, f"/ui/explain?saved={number.group(1)}").partition('<section class="after-read">')[2]
-    changed = r"risk_tolerance</a>: aggressive v2 \(CONFLICT, since 2026-04-13\): this read used v1"
+    # The change is badged stale (the read used a version that moved), then says which it used.
+    changed = (
+        r"risk_tolerance</a>: aggressive v2 \(CONFLICT, since 2026-04-13\):"
+        r' <span class="badge stale">stale</span> this read used v1'
+    )
     assert re.search(changed, after), after

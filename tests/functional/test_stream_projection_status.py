@@ -97,7 +97,9 @@ def test_a_failing_event_still_becomes_passages_and_marks_projection_failing_unt
     assert lag is not None and (lag.failed_attempts, lag.last_error) == (1, DOWN)
     assert lag.unprojected_events is None and lag.lag_seconds is not None  # the stream cannot count
     report = deep_health(services.semantic)
-    assert report.status == "failing" and report.projection == lag
+    assert report.status == "failing" and report.projection is not None
+    # lag_seconds is measured at each call, so it grows between the two: compare the rest.
+    assert report.projection.model_dump(exclude={"lag_seconds"}) == lag.model_dump(exclude={"lag_seconds"})
     assert any(p.startswith("projection failing since") for p in report.problems)
 
     since = lag.failing_since
