@@ -120,6 +120,37 @@ def test_a_re_read_with_nothing_changed_is_the_read_without_since(team: Team) ->
     assert again["trace"]["since"]["changed_beliefs"] == again["trace"]["since"]["new_events"] == 0
 
 
+STATEMENT = "date,description,category,amount_usd\n" + "\n".join(
+    f"2026-03-{d % 28 + 1:02d},BLUE BOTTLE COFFEE,dining,-{d}.25" for d in range(90)
+)
+
+
+def test_a_new_document_leads_as_where_to_fetch_it_and_a_statement_leads_whole(team: Team) -> None:
+    first = team.read()
+    team.client.append_event("S2", subject_id="priya", round=1, agent="intake", kind="statement",
+                             content=STATEMENT, media_type="text/csv")  # fmt: skip
+    team.say("S2", "recommendation", "Recommend a 60/40 index mix, rebalanced yearly.")
+    team.project()
+    again = team.read(since=first["trace"]["watermark"])
+
+    lead = sorted(section(again["markdown"], HEADING))  # in the session ranking's order
+    assert lead == [
+        "- [S2 #2 r1 intake/statement] text/csv, begins: date,description,category,amount_usd;"
+        f" its full text ({len(STATEMENT):,} characters): GET /v1/sessions/S2/events?after=1&limit=1",
+        "- [S2 #3 r0 recommendation/note] Recommend a 60/40 index mix, rebalanced yearly.",
+    ]
+    assert "BLUE BOTTLE" not in again["markdown"]  # 90 rows of CSV are not the change a re-read needs
+    assert sorted(again["trace"]["new_since"]) == ["event:S2:2", "event:S2:3"]
+    # The reference is the events API's read of that event, whole.
+    path, _, query = lead[0].rsplit(": GET ", 1)[1].partition("?")
+    params = dict(part.split("=") for part in query.split("&"))
+    page = team.client.request("GET", path, query=params)
+    assert [(e["seq"], e["content"]) for e in page["items"]] == [(2, STATEMENT)]
+    # A read without since ranks the event as it always did, whole when it fits.
+    plain = team.read(budget_tokens=4000)
+    assert HEADING not in plain["markdown"] and STATEMENT.split("\n")[1] in plain["markdown"]
+
+
 def test_a_belief_projected_after_the_read_still_counts_as_new(team: Team) -> None:
     # The change is in the log before the first read, but projection has not applied it yet:
     # the first read cannot see it, so the next one must lead with it.

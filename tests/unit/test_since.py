@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from agentmem.adapters.tokens import count_tokens
+from agentmem.context.episodic_candidates import event_candidate
 from agentmem.context.semantic_candidates import belief_candidate
 from agentmem.context.since import News, made_after, new_events, watermark_of
-from agentmem.context.since_lead import HEADING, SOURCE, gone_candidate, lead_with, with_change
+from agentmem.context.since_lead import HEADING, LEAD_CHARS, SOURCE, gone_candidate, lead_with, with_change
 from agentmem.errors import InvalidInputError
 from agentmem.model.beliefs import Belief, Observation, Verdict
-from agentmem.model.events import Event
+from agentmem.model.events import BlobRef, Event
 from agentmem.model.watermark import Watermark
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
@@ -144,3 +145,68 @@ def test_changes_lead_and_are_the_last_the_budget_drops() -> None:
 
 def test_a_gone_belief_names_its_key_and_member() -> None:
     assert gone_candidate("goal#house").renders[-1] == "**goal** (house): no longer held"
+
+
+# -- how much of a new event leads ------------------------------------------------------------
+
+CSV = "date,description,amount_usd\n" + "\n".join(
+    f"2026-03-{n % 28 + 1:02d},COFFEE #{n},-{n}.50" for n in range(120)
+)
+PROSE = " ".join(f"Sentence {n} of a long review says one more thing about the plan." for n in range(40))
+
+
+def output(seq: int, content: str, media_type: str, blob: BlobRef | None = None) -> Event:
+    return Event(
+        event_id=f"es1{seq}", session_id="s1", seq=seq, subject_id="priya", round=1, agent="intake",
+        kind="doc", media_type=media_type, content=content, blob=blob,
+        created_at=f"2026-01-01T00:00:{seq:02d}.000Z",
+    )  # fmt: skip
+
+
+def led_renders(*events: Event, inline: str | None = None) -> dict[str, tuple[str, ...]]:
+    candidates = [event_candidate(e, 0.1, inline=inline) for e in events]
+    led, _ = lead_with(News(mark(q=0), events=list(events)), candidates, [], None, ["episodic"])
+    assert all(c.source == SOURCE and c.meta["since"] == "event" for c in led.candidates)
+    return {c.item_id: c.renders for c in led.candidates}
+
+
+def test_a_new_statement_leads_whole_and_a_document_as_what_it_holds_and_where_it_is() -> None:
+    note, statement = event(1), output(2, CSV, "text/csv")
+    assert len(CSV) > LEAD_CHARS
+    renders = led_renders(note, statement)
+    assert renders["event:s1:1"] == event_candidate(note, 0.1, inline=None).renders  # as in any read
+    assert renders["event:s1:2"] == (
+        "[s1 #2 r1 intake/doc] text/csv, begins: date,description,amount_usd;"
+        f" its full text ({len(CSV):,} characters): GET /v1/sessions/s1/events?after=1&limit=1",
+        "[s1 #2 r1 intake/doc]",
+    )
+
+
+def test_a_long_text_leads_at_its_leading_sentences_and_says_where_the_rest_is() -> None:
+    review = output(3, PROSE, "text/plain")
+    full, short, head = event_candidate(review, 0.1, inline=None).renders
+    assert len(full) > LEAD_CHARS
+    assert led_renders(review)["event:s1:3"] == (
+        f"{short} … its full text ({len(PROSE):,} characters): GET /v1/sessions/s1/events?after=2&limit=1",
+        head,
+    )
+
+
+def test_a_blob_inlined_for_the_query_leads_at_its_pointer_when_it_is_too_long() -> None:
+    ref = BlobRef(uri="blob://x", bytes=90_000, sha256="ab" * 32, media_type="text/csv", preview=CSV[:200])
+    stored = output(4, CSV, "text/csv", blob=ref)
+    inlined, pointer, head = event_candidate(stored, 0.1, inline=CSV).renders
+    assert len(inlined) > LEAD_CHARS and "resolve_blobs=true" in pointer
+    assert led_renders(stored, inline=CSV)["event:s1:4"] == (pointer, head)
+
+
+def test_the_budget_every_change_needs_is_that_of_what_leads() -> None:
+    """A document in the lead no longer sets the budget a since read needs: it is its reference."""
+    news = News(mark(q=0), events=[event(1), output(2, CSV, "text/csv")])
+    candidates = [event_candidate(e, 0.1, inline=None) for e in news.events]
+    led, _ = lead_with(news, candidates, [], None, ["episodic"])
+    sections = [Section(SOURCE, HEADING)]
+    packed = pack(led.candidates, budget=120, shares={SOURCE: 1.0}, sections=sections, title="t",
+                  count=count_tokens, encoding="o200k_base", policy="pooled")  # fmt: skip
+    assert [p.candidate.item_id for p in packed.placed] == ["event:s1:1", "event:s1:2"]
+    assert all(p.level == 0 for p in packed.placed) and count_tokens(CSV) > 120

@@ -4,7 +4,9 @@ rest of the budget as they would without `since`.
 
 Each changed item keeps its item id and its rendering, so a reader parses it as it parses the
 same line elsewhere in the document; only a change no rendering says (an update that raised no
-contradiction flag) gains a "(was X)". An item is moved, never copied: the document says a thing
+contradiction flag) gains a "(was X)", a passage newly labelled superseded leads as its label, and
+a new event leads at no more than LEAD_CHARS (a longer one says where its whole text is, instead
+of taking the budget every change needs). An item is moved, never copied: the document says a thing
 once. Every changed item outranks every unchanged one (`LEAD`), so the packer, which walks the
 ranking and drops from its bottom, places changes first and drops them last."""
 
@@ -14,12 +16,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from agentmem.context.episodic_candidates import event_candidate
+from agentmem.context.episodic_candidates import SHORT_CHARS, event_candidate
 from agentmem.context.episodic_candidates import item_id as event_item_id
 from agentmem.context.retirements import Retired
 from agentmem.context.semantic_candidates import belief_candidate
 from agentmem.context.since import News
+from agentmem.context.text import event_text
 from agentmem.model.beliefs import MEMBER_MARK, Belief
+from agentmem.model.events import Event
 from agentmem.model.watermark import SinceReport
 from agentmem.packing.model import Candidate, Dropped
 
@@ -34,6 +38,11 @@ LEAD = {
     "superseded": 2000.0,
     "event": 1000.0,
 }
+LEAD_CHARS = 2_000
+"""The longest rendering a new event leads with. An agent's statement fits (the demo's outputs
+run to 900 characters); a document or a data attachment (a month of bank statement as CSV is
+3,400 characters and 1,700 tokens) leads at a shorter rendering that says where its whole text
+is (`within_lead`), as a blob does in every read."""
 SHARE = 1e6  # with `split`: the changes' demand is met before any source's share is cut
 
 
@@ -86,6 +95,34 @@ def label_only(candidate: Candidate) -> Candidate:
     return replace(candidate, renders=(f"{head}: {found.group().strip()}", head))
 
 
+def fetch(event: Event) -> str:
+    """The events API's read of this one event (its content inlined when it is a blob)."""
+    blob = "&resolve_blobs=true" if event.blob is not None else ""
+    return f"GET /v1/sessions/{event.session_id}/events?after={event.seq - 1}&limit=1{blob}"
+
+
+def within_lead(candidate: Candidate, event: Event) -> Candidate:
+    """A new event at no more than LEAD_CHARS. Its renderings longer than that give way to its
+    shorter ones, each saying where the whole text is (a blob's pointer says it already); when
+    only its head is left, the head says what the event holds (media type, size, first line) and
+    where it is. A reader that needs the whole text fetches it: one call, no prompt tokens."""
+    head = candidate.renders[-1]
+    kept = [r for r in candidate.renders[:-1] if len(r) <= LEAD_CHARS]
+    if len(kept) == len(candidate.renders) - 1:
+        return candidate
+    text = event.content if isinstance(event.content, str) else event_text(event)
+    size = f"{event.blob.bytes:,} bytes" if event.blob is not None else f"{len(text):,} characters"
+    whole = f"its full text ({size}): {fetch(event)}"
+    if kept:
+        renders = [r if event.blob is not None else f"{r} … {whole}" for r in kept]
+    else:
+        raw = (text if event.blob is None else event.blob.preview).strip()
+        first = raw.split("\n", 1)[0].strip()
+        begins = f", begins: {first}" if first != raw and 0 < len(first) <= SHORT_CHARS else ""
+        renders = [f"{head} {event.media_type}{begins}; {whole}"]
+    return replace(candidate, renders=(*renders, head))
+
+
 def gone_candidate(doc_id: str) -> Candidate:
     key, _, member = doc_id.partition(MEMBER_MARK)
     what = f"**{key}**" + (f" ({member})" if member else "")
@@ -125,6 +162,16 @@ def kind_of(
     return None
 
 
+def compact(candidate: Candidate, kind: str, events: Mapping[str, Event]) -> Candidate:
+    """A change at the detail that says it: a passage newly superseded as its label, a new event
+    at no more than LEAD_CHARS, anything else as it is."""
+    if kind == "superseded":
+        return label_only(candidate)
+    if kind == "event" and (event := events.get(str(candidate.meta.get("event_id")))) is not None:
+        return within_lead(candidate, event)
+    return candidate
+
+
 def lead_with(
     news: News,
     candidates: Sequence[Candidate],
@@ -139,7 +186,8 @@ def lead_with(
     moved |= {f"belief:{b.doc_id}": (b, "new") for b in news.new}
     labels = new_labels(retired, news.after)
     changed_keys = {b.key for b in news.changed}
-    event_ids = {e.event_id for e in news.events}
+    by_id = {e.event_id: e for e in news.events}
+    event_ids = set(by_id)
     original = {c.item_id for c in candidates}
     out: list[Candidate] = []
     for c in candidates:
@@ -147,7 +195,7 @@ def lead_with(
             belief, kind = moved.pop(c.item_id)
             out.append(leading(with_change(c, belief), kind))
         elif (kind_found := kind_of(c, changed_keys, labels, event_ids)) is not None:
-            out.append(leading(label_only(c) if kind_found == "superseded" else c, kind_found))
+            out.append(leading(compact(c, kind_found, by_id), kind_found))
         else:
             out.append(c)
     # Changes the query did not find: a belief that moved leads whatever the query asked.
@@ -162,7 +210,8 @@ def lead_with(
     for event in news.events:
         item = event_item_id(event)
         if item in below and item not in present:
-            out.append(leading(event_candidate(event, 0.0, inline=None), "event"))
+            base = event_candidate(event, 0.0, inline=None)
+            out.append(leading(compact(base, "event", by_id), "event"))
     back = {c.item_id for c in out} - original
     kinds = {c.item_id: str(c.meta["since"]) for c in out if c.source == SOURCE}
     report = SinceReport(
