@@ -75,6 +75,7 @@ class ChangeWatch:
             subject_id=SUBJECT, session_id=last.session_id, agent=READER.name, query=READER.query,
             budget_tokens=SINCE_BUDGET, since=self.watermark,
         )  # fmt: skip
+        assert read.trace.new_since is not None, "a read with since lists what is new"
         lines = read.markdown.splitlines()
         start = lines.index(LEAD)
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
