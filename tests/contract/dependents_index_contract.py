@@ -73,6 +73,21 @@ class DependentsIndexContract:
         assert index.stale_of("guidance:g") == [expected]
         assert index.stale_of("asset:fresh") == []
 
+    def test_stale_of_many_answers_the_stale_ones_as_stale_of_does(self, index: DependentsIndex) -> None:
+        index.record("guidance:g", [BeliefUse(RISK, 1), BeliefUse(CITY, 1)])
+        index.record("guidance:h", [BeliefUse(RISK, 1)])
+        index.record("guidance:fresh", [BeliefUse(CITY, 1)])
+        assert index.stale_of_many(["guidance:g", "guidance:h", "guidance:fresh"]) == {}
+        index.mark_stale(RISK, 2, "updated")
+        index.mark_erased("omar")
+        many = index.stale_of_many(["guidance:h", "guidance:g", "guidance:fresh", "guidance:unknown"])
+        assert many == {
+            "guidance:g": index.stale_of("guidance:g"),
+            "guidance:h": index.stale_of("guidance:h"),
+        }
+        assert list(many) == ["guidance:g", "guidance:h"] and len(many["guidance:g"]) == 1
+        assert index.stale_of_many([]) == {}
+
     def test_only_the_named_belief_marks_its_uses(self, index: DependentsIndex) -> None:
         index.record("guidance:g", [BeliefUse(RISK, 1)])
         index.record("guidance:set", [BeliefUse(DIET, 1)])
@@ -149,6 +164,9 @@ class DependentsIndexContract:
         assert index.uses_of("report:r") == [] and index.stale_of("report:r") == []
         assert index.mark_stale(RISK, 2, "updated") == ["guidance:g"]
         assert index.mark_erased("priya") == ["guidance:g"]
+        assert list(index.stale_of_many(["report:r", "guidance:g"])) == [
+            "guidance:g"
+        ]  # a run-out one reads fresh
         index.expire()
         assert make_index("acme").body_of("report:r") is None
         assert make_index("acme").body_of("guidance:g") == "v1"

@@ -106,6 +106,69 @@ def test_guidance_citing_priyas_risk_is_stale_once_she_changes_her_mind(
     assert advisor.request("GET", f"/v1/compose/reports/{report_id}")["stale"] == [stale]
 
 
+def compliance_read(
+    server: LocalServer, include: tuple[str, ...] = ("skills", "semantic", "episodic")
+) -> dict[str, Any]:
+    """The compliance agent's context read, with the skills source beside the beliefs."""
+    answer = urllib3.request(
+        "POST",
+        f"{server.url}/v1/context",
+        body=json.dumps({
+            "subject_id": "priya", "session_id": "s3", "agent": "compliance",
+            "query": "Which products suit Priya's risk tolerance?",
+            "budget_tokens": 1500, "include": list(include),
+        }),
+        headers={"Content-Type": "application/json", "X-Agentmem-Principals": "compliance"},
+    )  # fmt: skip
+    assert answer.status == 200, answer.data
+    read: dict[str, Any] = json.loads(answer.data)
+    return read
+
+
+def guidance_line(read: dict[str, Any], guidance_id: str) -> str:
+    (line,) = [line for line in read["markdown"].splitlines() if f"guidance `{guidance_id}`" in line]
+    return line
+
+
+def test_the_compliance_agents_next_context_read_labels_the_guidance_stale_and_says_why(
+    server: LocalServer, advisor: MemoryClient, services: Services
+) -> None:
+    state_risk(advisor, services, "cautious", "s1")
+    products = {"guidance_id": "priya-products", "title": "Products for Priya's risk tolerance",
+                "content": "Offer Priya capital-protected products only: she is cautious.",
+                "cites": [RISK], "status": "approved"}  # fmt: skip
+    plain = {"guidance_id": "suitability-checklist", "title": "Suitability checklist for products",
+             "content": "Check every product against the client's risk tolerance.",
+             "status": "approved"}  # fmt: skip
+    advisor.request("POST", "/v1/guidance", products)
+    advisor.request("POST", "/v1/guidance", plain)
+    services.skill_search.sync()  # the worker's index lane, as in `agentmem serve`
+    before = compliance_read(server)
+    items = {i["item_id"]: i for i in before["items"]}
+    assert {"guidance:priya-products", "guidance:suitability-checklist"} <= set(items)
+    assert "stale" not in items["guidance:priya-products"]["ref"]  # fresh: as it reads without cites
+    assert "⚠" not in before["markdown"]
+
+    state_risk(advisor, services, "aggressive", "s2")  # she changed her mind
+
+    after = compliance_read(server)
+    items = {i["item_id"]: i for i in after["items"]}
+    (stale,) = advisor.request("GET", "/v1/guidance/priya-products")["stale"]
+    assert items["guidance:priya-products"]["ref"]["stale"] == [stale]  # the list GET answers
+    assert "stale" not in items["guidance:suitability-checklist"]["ref"]  # it cites nothing
+    why = f" ⚠ stale: built on priya/risk_tolerance v1, now v2 ({stale['reason']})"
+    assert guidance_line(after, "priya-products").endswith(why)  # the agent reads why it no longer holds
+    assert "⚠" not in guidance_line(after, "suitability-checklist")
+
+    services.erasure.erase("priya")  # no beliefs of hers to read now: the skills alone
+    gone = compliance_read(server, ("skills",))
+    (erased,) = [i for i in gone["items"] if i["item_id"] == "guidance:priya-products"]
+    assert erased["ref"]["stale"] == advisor.request("GET", "/v1/guidance/priya-products")["stale"]
+    assert guidance_line(gone, "priya-products").endswith(
+        " ⚠ stale: built on priya/risk_tolerance v1, now erased"
+    )
+
+
 def test_rewriting_the_guidance_makes_it_fresh_and_a_restatement_does_not(
     server: LocalServer, advisor: MemoryClient, services: Services
 ) -> None:

@@ -78,6 +78,7 @@ def _recording(index: DynamoDbDependentsIndex) -> None:
     index.record("guidance:g", [BeliefUse(RISK, 2)], "v2")  # drops HORIZON: deletes its items
     index.uses_of("guidance:g")
     index.stale_of("guidance:g")
+    index.stale_of_many(["guidance:g", "asset:a"])  # a context read's guidance, at once
     index.body_of("report:r")
     index.record("cache:abc", [BeliefUse(RISK, 2)])
     index.forget("guidance:g")
@@ -150,6 +151,17 @@ def test_skills_and_compose_may_record_read_and_forget_dependents(
     # They never mark: that is the projection step's alone.
     assert not any(_allows(statements, table_id, call) for call in _calls(dynamodb, _marking)
                    if call[0] == "dynamodb:UpdateItem")  # fmt: skip
+
+
+def test_the_read_function_may_look_up_the_stale_guidance_a_context_read_places(
+    acme: Synth, dynamodb: DynamoDBClient
+) -> None:
+    """It serves `POST /v1/context`, whose skills source asks which found guidance is stale."""
+    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    statements = _statements(acme, "agentmem read path")
+    calls = _calls(dynamodb, lambda index: index.stale_of_many(["guidance:g", "guidance:h"]))
+    assert {a for a, _ in calls} == {"dynamodb:Query"}
+    assert [c for c in calls if not _allows(statements, table_id, c)] == []
 
 
 @pytest.mark.parametrize("description", MARKERS)

@@ -37,7 +37,7 @@ from agentmem.packing.model import Candidate, Dropped, Packed, Section
 from agentmem.ports.log import EventLog
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.ports.tokens import EncodingName
-from agentmem.procedural.search import SkillSearch
+from agentmem.procedural.search import SkillSearch, StaleLookup
 from agentmem.semantic.service import SemanticService
 
 TokenCounter = Callable[[str, EncodingName], int]
@@ -52,6 +52,7 @@ class ContextService:
         count_tokens: TokenCounter,
         skills: Callable[[], SkillSearch] | None = None,
         windows: SessionWindows | None = None,
+        stale: StaleLookup | None = None,
     ) -> None:
         self._log = log
         # The newest events of each session read lately, with their term statistics: a read of a
@@ -61,6 +62,7 @@ class ContextService:
         self._semantic = semantic  # built on first use: a read that skips beliefs never loads them
         self._count = CachedTokenCounts(count_tokens)
         self._skills = skills  # None where the procedural tier has no adapter (AWS, so far)
+        self._stale = stale  # which placed guidance is a stale dependent: one lookup per read
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmem-context")
 
     def _ranked_session(self, request: ContextRequest) -> tuple[SessionWindow, SessionRanking]:
@@ -150,7 +152,7 @@ class ContextService:
         if self._skills is None:
             notes.append("skills: the procedural tier is switched off or not available in this deployment")
             return False
-        candidates += self._skills().candidates(request.query)
+        candidates += self._skills().candidates(request.query, stale=self._stale)
         return True
 
     def _session_candidates(

@@ -37,6 +37,11 @@ class DependentsIndex(Protocol):
         """The stalenesses of its uses, by belief; empty when it is fresh or unknown."""
         ...
 
+    def stale_of_many(self, dependents: Sequence[str]) -> dict[str, list[Staleness]]:
+        """`stale_of` of each of `dependents` at once (a context read's guidance): the stale ones
+        only, each with its stalenesses by belief; fresh and unknown dependents are left out."""
+        ...
+
     def body_of(self, dependent: str) -> str | None:
         """The body recorded with it; None for an unknown dependent or one recorded without."""
         ...

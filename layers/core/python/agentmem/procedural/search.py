@@ -19,9 +19,10 @@ that were deleted or are no longer approved. Drafts are therefore never indexed,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from agentmem.errors import NotFoundError
+from agentmem.model.dependents import Staleness
 from agentmem.packing.engine import pack
 from agentmem.packing.fusion import KEYWORD_GATE_TOP, RRF_K, keyword_gate, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate, Dropped, Packed, Section
@@ -40,8 +41,12 @@ from agentmem.procedural.search_models import (
     SkillSearchTrace,
 )
 from agentmem.procedural.search_render import SOURCE, item_id, skill_candidate
+from agentmem.semantic.citations import guidance_dependent
 
 SEARCH_K = 30
+
+StaleLookup = Callable[[Sequence[str]], Mapping[str, Sequence[Staleness]]]
+"""The stale dependents among the names given (`DependentsIndex.stale_of_many`)."""
 
 
 def index_text(item: Function | Guidance) -> str:
@@ -236,13 +241,19 @@ class SkillSearch:
         return response
 
     @staticmethod
-    def candidates_of(response: SkillSearchResponse) -> list[Candidate]:
-        hits: list[FunctionHit | GuidanceHit] = [*response.functions, *response.guidance]
-        return [skill_candidate(hit) for hit in hits]
+    def candidates_of(response: SkillSearchResponse, stale: StaleLookup | None = None) -> list[Candidate]:
+        """The found items as candidates; with `stale`, guidance that cites beliefs is looked up in
+        one call (guidance citing nothing is never looked up) and a stale entry says why."""
+        cited = [g.guidance_id for g in response.guidance if g.cites]
+        marks = stale([guidance_dependent(gid) for gid in cited]) if stale is not None and cited else {}
+        return [skill_candidate(hit) for hit in response.functions] + [
+            skill_candidate(hit, marks.get(guidance_dependent(hit.guidance_id), ()))
+            for hit in response.guidance
+        ]
 
-    def candidates(self, task: str, k: int = 5) -> list[Candidate]:
+    def candidates(self, task: str, k: int = 5, stale: StaleLookup | None = None) -> list[Candidate]:
         """The found items of `task` as packing candidates of source "skills" (for /v1/context)."""
-        return self.candidates_of(self.search(SkillSearchRequest(task=task[:4000], k=k)))
+        return self.candidates_of(self.search(SkillSearchRequest(task=task[:4000], k=k)), stale)
 
 
 def pack_hits(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agentmem.model.dependents import Staleness
 from agentmem.packing.model import Candidate
 from agentmem.ports.procedural import SkillKey
 from agentmem.procedural.search_models import FunctionHit, GuidanceHit
@@ -30,8 +31,21 @@ def _ids(label: str, ids: Sequence[str]) -> str:
     return f"; {label}: " + ", ".join(f"`{i}`" for i in ids) if ids else ""
 
 
-def skill_candidate(hit: FunctionHit | GuidanceHit) -> Candidate:
-    """One found item for the packer, at full, short and identity renderings."""
+def _change(s: Staleness) -> str:
+    built = f"built on {s.belief} v{s.from_version}" if s.from_version else f"built before {s.belief} existed"
+    now = "now erased" if s.to_version is None else f"now v{s.to_version} ({s.reason})"
+    return f"{built}, {now}"
+
+
+def stale_label(stale: Sequence[Staleness]) -> str:
+    """What a stale item's line ends with: each cited belief that moved, and why."""
+    return " ⚠ stale: " + "; ".join(_change(s) for s in stale) if stale else ""
+
+
+def skill_candidate(hit: FunctionHit | GuidanceHit, stale: Sequence[Staleness] = ()) -> Candidate:
+    """One found item for the packer, at full, short and identity renderings. A guidance entry
+    whose cited beliefs moved (`stale`, as GET answers it) says so at every rendering and in its
+    `ref`; a fresh one renders as before."""
     if isinstance(hit, FunctionHit):
         sig = hit.signature or hit.name
         refs = _ids("closure", hit.closure) + _ids("guidance", hit.guidance_ids)
@@ -55,10 +69,15 @@ def skill_candidate(hit: FunctionHit | GuidanceHit) -> Candidate:
             f"guidance `{hit.guidance_id}`",
         )
         key = ("guidance", hit.guidance_id)
+    label = stale_label(stale)
+    meta: dict[str, object] = {"kind": key[0], "id": key[1], "version": hit.version}
+    if stale:
+        meta["stale"] = [s.model_dump(mode="json") for s in stale]
     return Candidate(
         item_id=item_id(key),
         source=SOURCE,
         score=hit.score,
-        renders=tuple(dict.fromkeys(renders)),  # an item with nothing to shorten keeps fewer levels
-        meta={"kind": key[0], "id": key[1], "version": hit.version},
+        # an item with nothing to shorten keeps fewer levels
+        renders=tuple(dict.fromkeys(render + label for render in renders)),
+        meta=meta,
     )

@@ -108,6 +108,7 @@ class Services:
             count_tokens,
             skills=(lambda: self.skill_search) if available else None,
             windows=SessionWindows(self.event_log, size=self.settings.context_window_events),
+            stale=lambda names: self.ports.dependents.stale_of_many(names),  # noqa: PLW0108 - builds the index on first need
         )
 
     @cached_property

@@ -140,6 +140,12 @@ class DynamoDbDependentsIndex:
         marked = [u.stale for u in self.uses_of(dependent) if u.stale is not None]
         return sorted(marked, key=lambda s: s.belief)
 
+    def stale_of_many(self, dependents: Sequence[str]) -> dict[str, list[Staleness]]:
+        """One Query per dependent: a use's sort key names its belief, which the caller need not
+        know, so BatchGetItem cannot fetch them (the same Query on `DEP#` that `stale_of` makes)."""
+        found = {name: self.stale_of(name) for name in sorted(set(dependents))}
+        return {name: marks for name, marks in found.items() if marks}
+
     def body_of(self, dependent: str) -> str | None:
         key: Item = {"pk": {"S": self._dep_pk(dependent)}, "sk": {"S": BODY_SK}}
         try:

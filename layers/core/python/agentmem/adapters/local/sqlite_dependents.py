@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS dependent_bodies (
 """
 COLUMNS = "dependent, subject_id, key, member, version, stale"
 LIVE = "(expires_at IS NULL OR expires_at > ?)"
+IN_CHUNK = 500  # names bound in one query, under SQLite's limit of bound parameters
 
 
 def _expiry(conn: sqlite3.Connection) -> None:
@@ -99,6 +100,22 @@ class SqliteDependentsIndex:
     def stale_of(self, dependent: str) -> list[Staleness]:
         marked = [u.stale for u in self.uses_of(dependent) if u.stale is not None]
         return sorted(marked, key=lambda s: s.belief)
+
+    def stale_of_many(self, dependents: Sequence[str]) -> dict[str, list[Staleness]]:
+        """One indexed query per IN_CHUNK names (the primary key leads with the dependent)."""
+        names = sorted(set(dependents))
+        found: dict[str, list[Staleness]] = {}
+        conn = self._db.connection()
+        for begin in range(0, len(names), IN_CHUNK):
+            chunk = names[begin : begin + IN_CHUNK]
+            rows = conn.execute(
+                f"SELECT dependent, stale FROM dependent_uses WHERE tenant_id=?"
+                f" AND dependent IN ({','.join('?' * len(chunk))}) AND stale IS NOT NULL AND {LIVE}",
+                (self._tenant, *chunk, self._now()),
+            ).fetchall()
+            for dependent, stale in rows:
+                found.setdefault(str(dependent), []).append(Staleness.model_validate_json(str(stale)))
+        return {name: sorted(marks, key=lambda s: s.belief) for name, marks in sorted(found.items())}
 
     def body_of(self, dependent: str) -> str | None:
         row = (
