@@ -18,23 +18,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.dynamodb_items import Item
-from agentmem.adapters.aws.dynamodb_transact import pause
+from agentmem.adapters.aws.dynamodb_pages import batch_write, query_pages
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import BackendUnavailableError
 from agentmem.model.dependents import ERASED, BeliefRef, BeliefUse, Staleness, stale_after
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodb.type_defs import QueryInputTypeDef, WriteRequestTypeDef
 
-BATCH_WRITE, MAX_BATCH_ATTEMPTS = 25, 8
 BODY_SK, USE_PREFIX = "BODY", "USE#"
 
 
@@ -224,30 +222,7 @@ class DynamoDbDependentsIndex:
         if prefix:
             query["KeyConditionExpression"] += " AND begins_with(sk, :prefix)"
             query["ExpressionAttributeValues"] = {":pk": {"S": pk}, ":prefix": {"S": prefix}}
-        while True:
-            try:
-                page = self._client.query(**query)
-            except (ClientError, BotoCoreError) as exc:
-                raise translate_client_error(exc, action) from exc
-            yield from page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return
-            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return query_pages(self._client, query, action)
 
     def _write(self, writes: list[WriteRequestTypeDef], action: str) -> None:
-        for begin in range(0, len(writes), BATCH_WRITE):
-            requests = writes[begin : begin + BATCH_WRITE]
-            for attempt in range(MAX_BATCH_ATTEMPTS):
-                if attempt:
-                    time.sleep(pause(attempt))
-                try:
-                    answer = self._client.batch_write_item(RequestItems={self._table: requests})
-                except (ClientError, BotoCoreError) as exc:
-                    raise translate_client_error(exc, action) from exc
-                requests = cast(
-                    "list[WriteRequestTypeDef]", list(answer.get("UnprocessedItems", {}).get(self._table, []))
-                )
-                if not requests:
-                    break
-            else:
-                raise BackendUnavailableError(f"{action}: DynamoDB kept handing items back")
+        batch_write(self._client, self._table, writes, action)

@@ -3,9 +3,8 @@ users from the reference items (dynamodb_subject_items), both read strongly cons
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import boto3
 from botocore.config import Config
@@ -13,18 +12,15 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.dynamodb_items import MAX_SEQ, Item, event_sk, item_to_event
 from agentmem.adapters.aws.dynamodb_log import HEAD_SK
+from agentmem.adapters.aws.dynamodb_pages import batch_write, query_pages
 from agentmem.adapters.aws.dynamodb_subject_items import blob_pk, blob_ref_sk, session_pk, subject_pk
-from agentmem.adapters.aws.dynamodb_transact import pause
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import BackendUnavailableError, InvalidInputError
+from agentmem.errors import InvalidInputError
 from agentmem.model.events import Event
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodb.type_defs import QueryInputTypeDef, WriteRequestTypeDef
-
-BATCH_WRITE = 25  # BatchWriteItem's limit
-MAX_BATCH_ATTEMPTS = 8
 
 
 class DynamoDbSubjectLog:
@@ -36,17 +32,7 @@ class DynamoDbSubjectLog:
         )
 
     def _query(self, query: QueryInputTypeDef, action: str) -> Iterator[Item]:
-        query = {**query, "TableName": self._table, "ConsistentRead": True}
-        while True:
-            try:
-                page = self._client.query(**query)
-            except (ClientError, BotoCoreError) as exc:
-                raise translate_client_error(exc, action) from exc
-            yield from page.get("Items", [])
-            start = page.get("LastEvaluatedKey")
-            if start is None:
-                return
-            query["ExclusiveStartKey"] = start
+        return query_pages(self._client, {**query, "TableName": self._table, "ConsistentRead": True}, action)
 
     def sessions(self, subject_id: str) -> list[str]:
         items = self._query(
@@ -158,24 +144,8 @@ class DynamoDbSubjectLog:
             raise translate_client_error(exc, "drop session head") from exc
 
     def _delete(self, keys: list[Item]) -> None:
-        for start in range(0, len(keys), BATCH_WRITE):
-            requests: list[WriteRequestTypeDef] = [
-                {"DeleteRequest": {"Key": key}} for key in keys[start : start + BATCH_WRITE]
-            ]
-            for attempt in range(MAX_BATCH_ATTEMPTS):
-                if attempt:
-                    time.sleep(pause(attempt))
-                try:
-                    answer = self._client.batch_write_item(RequestItems={self._table: requests})
-                except (ClientError, BotoCoreError) as exc:
-                    raise translate_client_error(exc, "delete subject items") from exc
-                requests = cast(
-                    "list[WriteRequestTypeDef]", list(answer.get("UnprocessedItems", {}).get(self._table, []))
-                )
-                if not requests:
-                    break
-            else:
-                raise BackendUnavailableError("delete subject items: DynamoDB kept handing items back")
+        deletes: list[WriteRequestTypeDef] = [{"DeleteRequest": {"Key": key}} for key in keys]
+        batch_write(self._client, self._table, deletes, "delete subject items")
 
     def events(self, subject_id: str, after: str | None, limit: int) -> list[tuple[str, Event]]:
         """Cursors are `<session>|<seq>`: sessions in id order, events in seq order within each."""
