@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import boto3
 import pytest
 from botocore.awsrequest import AWSPreparedRequest
+from moto import mock_aws
 from moto.core.botocore_stubber import BotocoreStubber
 from moto.dynamodb import models
 from moto.dynamodb.models import DynamoDBBackend
@@ -45,6 +48,15 @@ def create_log_table(client: DynamoDBClient, name: str) -> str:
     )
     client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10})
     return response["TableDescription"].get("LatestStreamArn", "")
+
+
+def fake_log_table(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[DynamoDBClient]:
+    """A moto DynamoDB client with the log table `name` in it, for a fixture to `yield from`."""
+    use_fake_aws_environment(monkeypatch)
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        create_log_table(client, name)
+        yield client
 
 
 def create_blob_bucket(client: S3Client, name: str) -> str:

@@ -8,16 +8,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_dependents import DynamoDbDependentsIndex
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_dependents import SCHEMA as SQLITE_SCHEMA
 from agentmem.adapters.local.sqlite_dependents import SqliteDependentsIndex
 from agentmem.model.dependents import BeliefUse
-from tests.aws_fixtures import create_log_table, use_fake_aws_environment
+from tests.aws_fixtures import fake_log_table
 from tests.contract.dependents_index_contract import RISK, Clock, DependentsIndexContract, IndexFactory
 
 if TYPE_CHECKING:
@@ -35,11 +33,7 @@ class TestSqliteDependentsIndex(DependentsIndexContract):
 
 @pytest.fixture
 def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoDBClient]:
-    use_fake_aws_environment(monkeypatch)
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_log_table(client, TABLE)
-        yield client
+    yield from fake_log_table(monkeypatch, TABLE)
 
 
 class TestDynamoDbDependentsIndex(DependentsIndexContract):

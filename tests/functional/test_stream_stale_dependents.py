@@ -10,16 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_dependents import DynamoDbDependentsIndex
 from agentmem.entrypoints.stream import stream_handler
 from agentmem.model.dependents import BeliefRef, BeliefUse
 from agentmem.settings import Settings
 from agentmem.wiring import bootstrap
-from tests.aws_fixtures import create_log_table, use_fake_aws_environment
+from tests.aws_fixtures import fake_log_table
 from tests.conftest import FakeLambdaContext, load_event
 
 if TYPE_CHECKING:
@@ -31,11 +29,7 @@ RISK = BeliefRef(subject_id="priya", key="risk_tolerance")
 
 @pytest.fixture
 def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoDBClient]:
-    use_fake_aws_environment(monkeypatch)
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_log_table(client, TABLE)
-        yield client
+    yield from fake_log_table(monkeypatch, TABLE)
 
 
 def stated(value: str, seq: int) -> dict[str, Any]:

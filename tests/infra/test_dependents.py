@@ -11,14 +11,12 @@ import fnmatch
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import boto3
 import pytest
 from aws_cdk.assertions import Match
-from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_dependents import DynamoDbDependentsIndex
 from agentmem.model.dependents import BeliefRef, BeliefUse
-from tests.aws_fixtures import create_log_table, use_fake_aws_environment
+from tests.aws_fixtures import fake_log_table
 from tests.infra.conftest import Synth, only
 
 if TYPE_CHECKING:
@@ -47,11 +45,7 @@ def _partition_keys(operation: str, params: dict[str, Any]) -> frozenset[str]:
 
 @pytest.fixture
 def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoDBClient]:
-    use_fake_aws_environment(monkeypatch)
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_log_table(client, TABLE)
-        yield client
+    yield from fake_log_table(monkeypatch, TABLE)
 
 
 def _calls(client: DynamoDBClient, use: Use) -> set[Call]:
