@@ -1,7 +1,7 @@
 """Human-conversation bench: real multi-session telephone dialogue (Switchboard), hand-labelled
 questions about what a caller said in an earlier conversation, read from the caller's last one.
 
-    .venv/bin/python bench/human_conversations.py [--split dev|test|all] [--budgets 1000,2000,4000]
+    .venv/bin/python bench/human_conversations.py [--split dev|test|test2|all] [--budgets 1000,2000,4000]
 
 Each subject is one Switchboard caller; each of their conversations (in date order) is a session,
 and every utterance one event (kind "message"; agent = the subject's id for the caller's own
@@ -429,7 +429,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
+    parser.add_argument("--split", choices=("dev", "test", "test2", "all"), default="dev")
     parser.add_argument(
         "--budgets", default=",".join(map(str, BUDGETS)), help="token budgets, comma-separated"
     )
