@@ -51,9 +51,10 @@ def test_demo_runs_the_six_agents_and_shows_the_contradiction_and_the_savings(ou
 
 
 def test_every_dated_line_carries_its_sessions_date_in_the_story(out: str) -> None:
-    """History lines read "- 2026-04-13 intake (priya-s2 #1): ...": the story's date of that
-    session, never the day the demo ran."""
-    dated = re.findall(r"^- (\d{4}-\d{2}-\d{2}) [a-z-]+ \((priya-s(\d+)) #\d+\)", out, re.MULTILINE)
+    """History lines stand under their session's heading, "### priya-s2 (2026-04-13)": the
+    story's date of that session, never the day the demo ran."""
+    dated = re.findall(r"^### (priya-s(\d+)) \((\d{4}-\d{2}-\d{2})\)$", out, re.MULTILINE)
+    dated = [(date, session, number) for session, number, date in dated]
     assert dated, "the compliance agent's flagged lines hold no history line"
     for date, session, number in dated:
         assert date == session_plan(int(number)).date, (session, date)

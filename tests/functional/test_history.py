@@ -85,9 +85,13 @@ def test_a_plain_prose_fact_of_session_1_reaches_a_reader_in_session_10(
     (event,) = [e for _, e in services.event_log.read_since(0, 10) if e.seq == 1 and e.session_id == "S1"]
     assert garden["ref"]["stated_at"] == event.created_at
     assert garden["ref"]["span"] == [0, len(GARDEN)]
-    # Compact: the session date, the speaker and where it is in the log, then the text.
-    line = next(line for line in result["markdown"].splitlines() if GARDEN in line)
-    assert line == f"- {garden['ref']['stated_at'][:10]} user (S1 #1): {GARDEN}"
+    # Compact: under its session's heading with the date, where it is in the log and the
+    # speaker, then the text.
+    lines = result["markdown"].splitlines()
+    at = next(n for n, line in enumerate(lines) if GARDEN in line)
+    assert lines[at] == f"- #1 user: {GARDEN}"
+    heading = next(line for line in reversed(lines[:at]) if line.startswith("#"))
+    assert heading == f"### S1 ({garden['ref']['stated_at'][:10]})"
 
 
 def test_history_never_shows_a_superseded_value_unlabelled(api: tuple[MemoryClient, Services]) -> None:

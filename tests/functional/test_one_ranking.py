@@ -73,8 +73,10 @@ def test_a_later_version_leads_and_the_earlier_is_labelled_with_it_in_any_langua
 
 def test_a_statement_said_again_in_the_same_words_shows_as_its_last_saying(services: Services) -> None:
     read = read_context(services, "ana", "What is the capital of Kazakhstan?", session_id="S4")
-    astana = [line for line in read["markdown"].splitlines() if line.endswith("Capital: Astana")]
-    assert len(astana) == 1 and "(S3 #1)" in astana[0]
+    lines = read["markdown"].splitlines()
+    astana = [n for n, line in enumerate(lines) if line.endswith("Capital: Astana")]
+    assert len(astana) == 1 and lines[astana[0]].startswith("- #1 ")
+    assert next(line for line in reversed(lines[: astana[0]]) if line.startswith("#")).startswith("### S3 (")
     reasons = {d["item_id"]: d["reason"] for d in read["trace"]["dropped"]}
     assert reasons["passage:S1:3:0-28"] == "said again as passage:S3:1:0-28"
     assert lines_with(read, "Nur-Sultan")

@@ -4,6 +4,8 @@ detail first, and identity lines keep to their share of the budget."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,9 +35,13 @@ def candidates(draw: st.DrawFn) -> list[Candidate]:
                 source=draw(st.sampled_from(["semantic", "episodic"])),
                 score=draw(st.floats(min_value=0, max_value=1, allow_nan=False)),
                 renders=(*[lv + " " + identity for lv in levels], identity),
+                group=draw(st.sampled_from(GROUPS)),
             )
         )
     return out
+
+
+GROUPS = ("", "S1 (2026-03-01)", "S2 (2026-04-02)")
 
 
 def run(cands: list[Candidate], budget: int, split: float, encoding: str = "o200k_base") -> Packed:
@@ -60,6 +66,10 @@ def test_never_over_budget_and_deterministic(
     assert count_tokens(packed.markdown, encoding) == packed.tokens  # type: ignore[arg-type]
     assert packed.tokens <= budget
     assert run(list(reversed(cands)), budget, split, encoding) == packed  # input order is irrelevant
+    # Each group's lines stand together under one heading, at most once per section.
+    for section in packed.markdown.split("\n\n"):
+        headings = [line for line in section.splitlines() if line.startswith("### ")]
+        assert len(headings) == len(set(headings))
     assert {p.candidate.item_id for p in packed.placed}.isdisjoint({d.item_id for d in packed.dropped})
     assert len(packed.placed) + len(packed.dropped) == len(cands)
 
@@ -87,7 +97,9 @@ def test_a_higher_ranked_item_has_less_detail_only_when_its_detail_did_not_fit(
     two items of one source, if the higher-ranked one renders with less detail than it has while
     the lower one renders with detail, each of its fuller renderings costs more than the room the
     lower one still found (its own line included when it has detail; a heading's cost of slack
-    when the higher one opened its section)."""
+    when the higher one opened its section). Ungrouped: a group's heading is slack of the same
+    kind, which the bound below does not count."""
+    cands = [replace(c, group="") for c in cands]
     packed = run(cands, budget, split)
     costs = costs_of(cands, budget)
     level = {p.candidate.item_id: p for p in packed.placed}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agentmem.adapters.tokens import count_tokens
-from agentmem.context.episodic_candidates import event_candidate
+from agentmem.context.episodic_candidates import event_candidate, standalone_event
 from agentmem.context.semantic_candidates import belief_candidate
 from agentmem.context.since import News, made_after, new_events, watermark_of
 from agentmem.context.since_lead import HEADING, LEAD_CHARS, SOURCE, gone_candidate, lead_with, with_change
@@ -174,7 +174,8 @@ def test_a_new_statement_leads_whole_and_a_document_as_what_it_holds_and_where_i
     note, statement = event(1), output(2, CSV, "text/csv")
     assert len(CSV) > LEAD_CHARS
     renders = led_renders(note, statement)
-    assert renders["event:s1:1"] == event_candidate(note, 0.1, inline=None).renders  # as in any read
+    # as in any read, naming its session: no section heading stands above it in the lead
+    assert renders["event:s1:1"] == standalone_event(event_candidate(note, 0.1, inline=None))
     assert renders["event:s1:2"] == (
         "[s1 #2 r1 intake/doc] text/csv, begins: date,description,amount_usd;"
         f" its full text ({len(CSV):,} characters): GET /v1/sessions/s1/events?after=1&limit=1",
@@ -184,7 +185,7 @@ def test_a_new_statement_leads_whole_and_a_document_as_what_it_holds_and_where_i
 
 def test_a_long_text_leads_at_its_leading_sentences_and_says_where_the_rest_is() -> None:
     review = output(3, PROSE, "text/plain")
-    full, short, head = event_candidate(review, 0.1, inline=None).renders
+    full, short, head = standalone_event(event_candidate(review, 0.1, inline=None))
     assert len(full) > LEAD_CHARS
     assert led_renders(review)["event:s1:3"] == (
         f"{short} … its full text ({len(PROSE):,} characters): GET /v1/sessions/s1/events?after=2&limit=1",
@@ -195,7 +196,7 @@ def test_a_long_text_leads_at_its_leading_sentences_and_says_where_the_rest_is()
 def test_a_blob_inlined_for_the_query_leads_at_its_pointer_when_it_is_too_long() -> None:
     ref = BlobRef(uri="blob://x", bytes=90_000, sha256="ab" * 32, media_type="text/csv", preview=CSV[:200])
     stored = output(4, CSV, "text/csv", blob=ref)
-    inlined, pointer, head = event_candidate(stored, 0.1, inline=CSV).renders
+    inlined, pointer, head = standalone_event(event_candidate(stored, 0.1, inline=CSV))
     assert len(inlined) > LEAD_CHARS and "resolve_blobs=true" in pointer
     assert led_renders(stored, inline=CSV)["event:s1:4"] == (pointer, head)
 

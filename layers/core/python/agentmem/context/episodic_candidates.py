@@ -87,7 +87,8 @@ def standing_beliefs(terms: EventTerms, stated: StatedBy) -> list[Belief]:
 
 
 def event_candidate(event: Event, score: float, *, inline: str | None) -> Candidate:
-    head = f"[{event.session_id} #{event.seq} r{event.round} {event.agent}/{event.kind}]"
+    # The section's heading names the session: each line saying it again only spends budget.
+    head = f"[#{event.seq} r{event.round} {event.agent}/{event.kind}]"
     text = event_text(event)
     if event.blob is not None:
         ref = event.blob
@@ -108,8 +109,23 @@ def event_candidate(event: Event, score: float, *, inline: str | None) -> Candid
         source="episodic",
         score=score,
         renders=renders,
-        meta={"event_id": event.event_id, "seq": event.seq, "agent": event.agent, "stored": event.stored},
+        meta={
+            "event_id": event.event_id,
+            "session_id": event.session_id,
+            "seq": event.seq,
+            "agent": event.agent,
+            "stored": event.stored,
+        },
     )
+
+
+def standalone_event(candidate: Candidate) -> tuple[str, ...]:
+    """An event candidate's renderings for a line outside its session's section: each names
+    the session again."""
+    meta = candidate.meta
+    grouped = f"[#{meta['seq']} "
+    whole = f"[{meta['session_id']} #{meta['seq']} "
+    return tuple(whole + r.removeprefix(grouped) if r.startswith(grouped) else r for r in candidate.renders)
 
 
 @dataclass(frozen=True)

@@ -168,8 +168,23 @@ def fuse(
     return ranked, "vector and keyword ranks fused at equal weight"
 
 
+def grouped_head(seq: object, agent: object) -> str:
+    return f"#{seq} {agent}"
+
+
+def standalone_passage(candidate: Candidate) -> tuple[str, ...]:
+    """A passage candidate's renderings for a line with no session heading above it: each
+    says the date, the speaker and the session itself."""
+    meta = candidate.meta
+    grouped = grouped_head(meta["seq"], meta["agent"])
+    whole = f"{str(meta['stated_at'])[:10]} {meta['agent']} ({meta['session_id']} #{meta['seq']})"
+    return tuple(whole + r.removeprefix(grouped) if r.startswith(grouped) else r for r in candidate.renders)
+
+
 def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> Candidate:
-    head = f"{passage.stated_at[:10]} {passage.agent} ({passage.session_id} #{passage.seq})"
+    # The session and its date are the passage's group heading, said once for all its lines:
+    # on short turns they cost as many tokens as the words said.
+    head = grouped_head(passage.seq, passage.agent)
     label = "".join(f"⚠ {label}. " for label in labels)
     text = f"[stored by reference; begins] {passage.text}" if passage.stored == "blob" else passage.text
     full = f"{head}: {label}{text}"
@@ -183,6 +198,7 @@ def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> 
         source="history",
         score=score,
         renders=renders,
+        group=f"{passage.session_id} ({passage.stated_at[:10]})",
         meta={
             "session_id": passage.session_id,
             "seq": passage.seq,

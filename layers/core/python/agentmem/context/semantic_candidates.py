@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from agentmem.context.retirements import Retired, Retirement, later_for_belief
 from agentmem.model.beliefs import Belief, BeliefHit
-from agentmem.packing.fusion import RRF_K, reciprocal_rank_fusion, term_coverage
+from agentmem.packing.fusion import RRF_K, content_terms, reciprocal_rank_fusion
 from agentmem.packing.model import Candidate
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import BeliefIndex
@@ -79,13 +79,17 @@ def among_passages(found: FoundBeliefs, passage_similarity: Sequence[float], que
     by cosine among the passages and the beliefs together, so a belief that matches the query
     worse than forty passages ranks like the forty-first passage, not like the best of the few
     beliefs a subject has. Its keyword term is its rank among the beliefs by how many of the
-    query's words its key and sentence say (BM25 rank breaking ties; the scores of two indexes do
-    not compare, ranks within each do), at the passages' full keyword weight: a belief that says
-    what the query asks about ranks with the passage that says it best."""
+    query's telling words (`telling_terms`) its key and sentence say (BM25 rank breaking ties;
+    the scores of two indexes do not compare, ranks within each do), at the passages' full
+    keyword weight: a belief that says what the query asks about ranks with the passage that
+    says it best."""
     cosines = sorted(-c for c in [*passage_similarity, *found.similarity.values()])
     vector = {doc: bisect_left(cosines, -cosine) + 1 for doc, cosine in found.similarity.items()}
-    covered = {b.doc_id: term_coverage(query, f"{b.key.replace('_', ' ')} {b.text}") for b in found.beliefs}
-    matching = [b.doc_id for b in found.beliefs if covered[b.doc_id] > 0 or b.doc_id in found.keyword_ranks]
+    said = {b.doc_id: content_terms(f"{b.key.replace('_', ' ')} {b.text}") for b in found.beliefs}
+    wanted = telling_terms(content_terms(query), list(said.values()))
+    covered = {doc: len(wanted & terms) / len(wanted) if wanted else 0.0 for doc, terms in said.items()}
+    # A belief BM25 found only for a word every belief says matches nothing the query asks.
+    matching = [b.doc_id for b in found.beliefs if covered[b.doc_id] > 0]
     matching.sort(key=lambda doc: (-covered[doc], found.keyword_ranks.get(doc, len(found.beliefs) + 1), doc))
     keyword = {doc: rank for rank, doc in enumerate(matching, start=1)}
     scores = {
@@ -96,12 +100,41 @@ def among_passages(found: FoundBeliefs, passage_similarity: Sequence[float], que
         )
         for doc in {*vector, *keyword}
     }
+    for belief in found.beliefs:
+        if key_named(belief.key, wanted):
+            scores[belief.doc_id] = max(scores.get(belief.doc_id, 0.0), NAMED_KEY_SCORE)
     with_changed_members(found.beliefs, scores)
     rescored = [
         replace(c, score=scores.get(b.doc_id, 0.0))
         for c, b in zip(found.candidates, found.beliefs, strict=True)
     ]
     return found._replace(candidates=rescored)
+
+
+COMMON_SHARE = 0.5  # a query term more than this share of the found beliefs say tells none apart
+MIN_BELIEFS_FOR_COMMON = 3
+
+
+# Both rankers' first place: a belief whose key the query names is the query's answer for that
+# attribute, and ranks with the passage that matches best.
+NAMED_KEY_SCORE = sum(POOLED_WEIGHTS.values()) / (RRF_K + 1)
+
+
+def key_named(key: str, wanted: set[str]) -> bool:
+    """True when every word of the key ("risk_tolerance") is among the query's telling terms."""
+    terms = content_terms(key.replace("_", " "))
+    return bool(terms) and terms <= wanted
+
+
+def telling_terms(wanted: set[str], said: Sequence[set[str]]) -> set[str]:
+    """The query's terms without those most of the found beliefs say. Every belief names its
+    subject, so a query naming the subject ("What does the caller do?") covers each belief a
+    little through the name alone, and a coverage ranking would put every belief beside the
+    passage that answers; a word most beliefs share tells them apart no more than BM25's IDF
+    would let it."""
+    if len(said) < MIN_BELIEFS_FOR_COMMON:
+        return wanted
+    return {t for t in wanted if sum(t in terms for terms in said) <= COMMON_SHARE * len(said)}
 
 
 def with_changed_members(beliefs: Sequence[Belief], scores: dict[str, float]) -> None:

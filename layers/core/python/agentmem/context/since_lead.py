@@ -16,8 +16,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from agentmem.context.episodic_candidates import SHORT_CHARS, event_candidate
+from agentmem.context.episodic_candidates import SHORT_CHARS, event_candidate, standalone_event
 from agentmem.context.episodic_candidates import item_id as event_item_id
+from agentmem.context.history_candidates import standalone_passage
 from agentmem.context.retirements import Retired
 from agentmem.context.semantic_candidates import belief_candidate
 from agentmem.context.since import News
@@ -58,10 +59,22 @@ def origin(candidate: Candidate) -> str:
     return str(candidate.meta.get("from", candidate.source))
 
 
+def standalone(candidate: Candidate) -> tuple[str, ...]:
+    if candidate.source == "history":
+        return standalone_passage(candidate)
+    if candidate.source == "episodic":
+        return standalone_event(candidate)
+    return candidate.renders
+
+
 def leading(candidate: Candidate, kind: str) -> Candidate:
     return replace(
         candidate,
         source=SOURCE,
+        # Among the lead's other lines no session heading stands above a passage or an event:
+        # its line says where it is itself.
+        group="",
+        renders=standalone(candidate),
         score=LEAD[kind] + candidate.score,
         meta={**candidate.meta, "since": kind, "from": candidate.source},
     )

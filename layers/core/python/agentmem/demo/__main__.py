@@ -182,7 +182,7 @@ def run(data_dir: Path, sessions: int) -> None:
         last = session_plan(sessions).session_id
         section(f"What the compliance agent read in {last}: the flagged lines")
         markdown = result.contexts[(last, "compliance")]
-        print("\n".join(line for line in markdown.splitlines() if "⚠" in line))
+        print("\n".join(flagged_lines(markdown)))
         review = client.list_events(last, agent="compliance").items[-1].content
         print(f"\nand what it wrote:\n{review}")
 
@@ -192,6 +192,21 @@ def run(data_dir: Path, sessions: int) -> None:
         section("The composer: an authored skill answered from live knowledge, as an analyst")
         show_composer(server.url, worker.settle)
     print(f"\ndone in {time.perf_counter() - started:.1f} s")
+
+
+def flagged_lines(markdown: str) -> list[str]:
+    """The lines carrying a flag or a label, each under the session heading it stands under."""
+    out: list[str] = []
+    heading = shown = ""
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            heading = line if line.startswith("### ") else ""
+        elif "⚠" in line:
+            if heading and heading != shown:
+                out.append(heading)
+                shown = heading
+            out.append(line)
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,7 +14,8 @@ from agentmem.demo.script import GOALS, SessionPlan
 
 BELIEF_LINE = re.compile(r"^- \*\*(?P<key>[a-z_]+)\*\*:? ?(?P<body>.*)$", re.MULTILINE)
 EVENT_LINE = re.compile(
-    r"^- \[(?P<session>\S+) #(?P<seq>\d+) r\d+ (?P<agent>[^/\]]+)/(?P<kind>[^\]]+)\] ?(?P<body>.*)$",
+    # The session is named on a line of its own (a change leading the read), else by the heading.
+    r"^- \[(?:(?P<session>\S+) )?#(?P<seq>\d+) r\d+ (?P<agent>[^/\]]+)/(?P<kind>[^\]]+)\] ?(?P<body>.*)$",
     re.MULTILINE,
 )
 CHANGE = re.compile(r"⚠ (?P<note>changed from .+? \([^)]*\) to (?P<now>.+?) \([^)]*\))\.?$")

@@ -70,18 +70,15 @@ def detail_first(
     identity_room = int(room * identity_share)
     ranked = [c for c in costs.ranked if c.source in shares]
 
-    def heading(c: Candidate, opened: set[str]) -> int:
-        return 0 if c.source in opened else costs.headings.get(c.source, 0)
-
     need = _with_headings(
         costs, {s: [costs.line_cost(c, 0) for c in ranked if c.source == s] for s in shares}
     )
     left = waterfill(room - identity_room, shares, need)
     levels: dict[str, int] = {}
-    opened: set[str] = set()
+    opened: set[object] = set()
     aside: list[Candidate] = []
     for c in ranked:
-        head = heading(c, opened)
+        head = costs.opening_cost(c, opened)
         # The first detailed rendering that fits: the ones below it are never counted.
         fits = next(
             (lvl for lvl in range(len(c.renders) - 1) if costs.line_cost(c, lvl) + head <= left[c.source]),
@@ -92,14 +89,14 @@ def detail_first(
             continue
         left[c.source] -= costs.line_cost(c, fits) + head
         levels[c.item_id] = fits
-        opened.add(c.source)
+        costs.open(c, opened)
 
     listing = {s: [costs.line_cost(c, len(c.renders) - 1) for c in aside if c.source == s] for s in shares}
     room_of = waterfill(identity_room, shares, _with_headings(costs, listing, opened))
     full: set[str] = set()
     reasons: dict[str, str] = {}
     for c in aside:
-        cost = costs.line_cost(c, len(c.renders) - 1) + heading(c, opened)
+        cost = costs.line_cost(c, len(c.renders) - 1) + costs.opening_cost(c, opened)
         if c.source in full or cost > room_of[c.source]:
             full.add(c.source)  # the list is a prefix of what was set aside: nothing skips ahead
             reasons[c.item_id] = (
@@ -108,12 +105,12 @@ def detail_first(
             continue
         room_of[c.source] -= cost
         levels[c.item_id] = len(c.renders) - 1
-        opened.add(c.source)
+        costs.open(c, opened)
     return Admission(levels, reasons)
 
 
 def _with_headings(
-    costs: DocumentCosts, lines: Mapping[str, list[int]], opened: set[str] | None = None
+    costs: DocumentCosts, lines: Mapping[str, list[int]], opened: set[object] | None = None
 ) -> dict[str, int]:
     """What each source needs for `lines`: their sum, and its heading unless already `opened`."""
     return {
@@ -128,34 +125,31 @@ def ranked_prefix(costs: DocumentCosts, room: int, identity_share: float) -> Adm
     item that fits at no level ends the detail; the items from it on are admitted at identity
     level, in rank order, until one does not fit in the whole room."""
     levels: dict[str, int] = {}
-    opened: set[str] = set()
+    opened: set[object] = set()
     spent, detail_room = 0, room - int(room * identity_share)
-
-    def heading(c: Candidate) -> int:
-        return 0 if c.source in opened else costs.headings.get(c.source, 0)
 
     rest = costs.ranked
     for n, c in enumerate(costs.ranked):
         fits = [
             lvl
             for lvl in range(len(c.renders))
-            if spent + costs.line_cost(c, lvl) + heading(c) <= detail_room
+            if spent + costs.line_cost(c, lvl) + costs.opening_cost(c, opened) <= detail_room
         ]
         if not fits:
             rest = costs.ranked[n:]
             break
-        spent += costs.line_cost(c, fits[0]) + heading(c)
+        spent += costs.line_cost(c, fits[0]) + costs.opening_cost(c, opened)
         levels[c.item_id] = fits[0]
-        opened.add(c.source)
+        costs.open(c, opened)
     else:
         rest = []
     for c in rest:
-        cost = costs.line_cost(c, len(c.renders) - 1) + heading(c)
+        cost = costs.line_cost(c, len(c.renders) - 1) + costs.opening_cost(c, opened)
         if spent + cost > room:
             break  # a prefix: nothing below an item that does not fit gets in
         spent += cost
         levels[c.item_id] = len(c.renders) - 1
-        opened.add(c.source)
+        costs.open(c, opened)
     return Admission(levels, shrunk=NO_ROOM)
 
 
@@ -172,16 +166,13 @@ def pooled(costs: DocumentCosts, room: int, sources: Collection[str], identity_s
     identity_room = int(room * identity_share)
     left = room - identity_room
     levels: dict[str, int] = {}
-    opened: set[str] = set()
+    opened: set[object] = set()
     aside: list[Candidate] = []
-
-    def heading(c: Candidate) -> int:
-        return 0 if c.source in opened else costs.headings.get(c.source, 0)
 
     for c in costs.ranked:
         if c.source not in sources:
             continue
-        head = heading(c)
+        head = costs.opening_cost(c, opened)
         detailed = range(len(c.renders) - 1)
         fits = next((lvl for lvl in detailed if costs.line_cost(c, lvl) + head <= left), None)
         if fits is None:
@@ -189,11 +180,11 @@ def pooled(costs: DocumentCosts, room: int, sources: Collection[str], identity_s
             continue
         left -= costs.line_cost(c, fits) + head
         levels[c.item_id] = fits
-        opened.add(c.source)
+        costs.open(c, opened)
     identity_left = identity_room
     reasons: dict[str, str] = {}
     for n, c in enumerate(aside):
-        cost = costs.line_cost(c, len(c.renders) - 1) + heading(c)
+        cost = costs.line_cost(c, len(c.renders) - 1) + costs.opening_cost(c, opened)
         if cost > identity_left:
             for rest in aside[n:]:  # a prefix of what was set aside: nothing skips ahead
                 reasons[rest.item_id] = (
@@ -202,5 +193,5 @@ def pooled(costs: DocumentCosts, room: int, sources: Collection[str], identity_s
             break
         identity_left -= cost
         levels[c.item_id] = len(c.renders) - 1
-        opened.add(c.source)
+        costs.open(c, opened)
     return Admission(levels, reasons)

@@ -3,7 +3,7 @@ document computed from cached chunk counts instead of counting the rendered text
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from agentmem.packing.model import Candidate, Placed, Section
 
@@ -15,14 +15,30 @@ def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (-c.score, c.item_id))
 
 
+def section_chunks(heading: str, lines: Sequence[tuple[str, str]]) -> list[str]:
+    """A section's text as chunks, each ending with its newline: the heading, then its lines
+    (`(group, line)` pairs in rank order). The lines of one group stand together under
+    "### group", groups in the order of their best-ranked line; ungrouped lines form a block of
+    their own, without a sub-heading, at the place of their best one."""
+    chunks = [f"## {heading}\n"]
+    for group in dict.fromkeys(g for g, _ in lines):
+        chunks += [f"### {group}\n"] if group else []
+        chunks += [f"- {line}\n" for g, line in lines if g == group]
+    return chunks
+
+
 def render(title: str, sections: Sequence[Section], placed: Sequence[Placed], preamble: str = "") -> str:
     """The document: a title, the preamble if any, then each section that has items, items in
-    rank order."""
+    rank order (grouped: `section_chunks`)."""
     parts = [f"# {title}", *([preamble.strip()] if preamble.strip() else [])]
     for section in sections:
-        lines = [p.candidate.renders[p.level] for p in placed if p.candidate.source == section.source]
+        lines = [
+            (p.candidate.group, p.candidate.renders[p.level])
+            for p in placed
+            if p.candidate.source == section.source
+        ]
         if lines:
-            parts.append(f"## {section.heading}\n" + "\n".join(f"- {line}" for line in lines))
+            parts.append("".join(section_chunks(section.heading, lines)).removesuffix("\n"))
     return "\n\n".join(parts) + "\n"
 
 
@@ -49,6 +65,21 @@ class DocumentCosts:
         self._costs: dict[tuple[str, int], int] = {}
         self._chunks: dict[str, int] = {}
 
+    def opening_cost(self, c: Candidate, opened: Collection[object]) -> int:
+        """What `c` adds beyond its line as the first item of its section or group: the headings
+        `opened` (see `open`) does not hold yet."""
+        cost = 0 if c.source in opened else self.headings.get(c.source, 0)
+        if c.group and (c.source, c.group) not in opened:
+            cost += self._chunk(f"### {c.group}\n")
+        return cost
+
+    @staticmethod
+    def open(c: Candidate, opened: set[object]) -> None:
+        """Record that `c`'s section and group headings are in the document."""
+        opened.add(c.source)
+        if c.group:
+            opened.add((c.source, c.group))
+
     def line_cost(self, c: Candidate, level: int) -> int:
         key = (c.item_id, level)
         if key not in self._costs:
@@ -68,7 +99,7 @@ class DocumentCosts:
         non-space ("-" or "#" here): no pre-token spans two lines. So the document's count is the
         sum of its chunks, each ending with its newlines, and a chunk's count can be cached."""
         sections = [
-            (section, [c.renders[levels[c.item_id]] for c in self.ranked
+            (section, [(c.group, c.renders[levels[c.item_id]]) for c in self.ranked
                        if c.item_id in levels and c.source == section.source])
             for section in self.sections
         ]  # fmt: skip
@@ -79,11 +110,9 @@ class DocumentCosts:
         # The preamble ends a line and the next chunk starts with "#": the boundary holds there too.
         total = self._chunk(f"{head}\n\n")
         for n, (section, lines) in enumerate(sections):
-            total += self._chunk(f"## {section.heading}\n")
+            *chunks, last = section_chunks(section.heading, lines)
             ends = "\n" if n == len(sections) - 1 else "\n\n"
-            total += sum(self._chunk(f"- {line}\n") for line in lines[:-1]) + self._chunk(
-                f"- {lines[-1]}{ends}"
-            )
+            total += sum(self._chunk(chunk) for chunk in chunks) + self._chunk(last.removesuffix("\n") + ends)
         return total
 
     def exact(self, levels: dict[str, int]) -> tuple[list[Placed], str, int]:

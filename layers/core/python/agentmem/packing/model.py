@@ -10,13 +10,16 @@ from typing import Any
 @dataclass(frozen=True)
 class Candidate:
     """One item that may enter the document. `renders` holds its bodies from most to least
-    detailed (full, short, identity); each must be a whole statement, never a cut one."""
+    detailed (full, short, identity); each must be a whole statement, never a cut one. `group`,
+    when set, is a sub-heading of its section the item is listed under (a passage's session and
+    date): what every line of a group shares is said once, not on each line."""
 
     item_id: str
     source: str
     score: float
     renders: tuple[str, ...]
     meta: Mapping[str, Any] = field(default_factory=dict)
+    group: str = ""
 
     def __post_init__(self) -> None:
         if not self.renders:
