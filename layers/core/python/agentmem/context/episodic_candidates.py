@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agentmem.context.session_window import EventTerms
-from agentmem.context.text import NearDuplicates, event_text, leading_sentences, words
+from agentmem.context.text import NearDuplicates, event_text, leading_sentences, with_head, words
 from agentmem.model.beliefs import Belief
 from agentmem.model.events import Event
 from agentmem.packing.model import Candidate, Dropped
@@ -125,7 +125,7 @@ def standalone_event(candidate: Candidate) -> tuple[str, ...]:
     meta = candidate.meta
     grouped = f"[#{meta['seq']} "
     whole = f"[{meta['session_id']} #{meta['seq']} "
-    return tuple(whole + r.removeprefix(grouped) if r.startswith(grouped) else r for r in candidate.renders)
+    return with_head(candidate.renders, grouped, whole)
 
 
 @dataclass(frozen=True)

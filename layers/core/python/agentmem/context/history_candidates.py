@@ -32,7 +32,7 @@ from agentmem.context.retirements import (
     said_over,
 )
 from agentmem.context.superseded import mentioned, replaced_values
-from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, words
+from agentmem.context.text import NearDuplicates, leading_sentences, shingle_set, with_head, words
 from agentmem.model.beliefs import Belief
 from agentmem.model.passages import Passage, PassageHit
 from agentmem.packing.fusion import reciprocal_rank_fusion
@@ -178,7 +178,7 @@ def standalone_passage(candidate: Candidate) -> tuple[str, ...]:
     meta = candidate.meta
     grouped = grouped_head(meta["seq"], meta["agent"])
     whole = f"{str(meta['stated_at'])[:10]} {meta['agent']} ({meta['session_id']} #{meta['seq']})"
-    return tuple(whole + r.removeprefix(grouped) if r.startswith(grouped) else r for r in candidate.renders)
+    return with_head(candidate.renders, grouped, whole)
 
 
 def passage_candidate(passage: Passage, score: float, labels: Sequence[str]) -> Candidate:

@@ -16,6 +16,12 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 WORD = re.compile(r"[a-z0-9]+")
 
 
+def with_head(renders: tuple[str, ...], grouped: str, whole: str) -> tuple[str, ...]:
+    """`renders` with the head a line has under its group's heading (`grouped`) replaced by the
+    head that says where it is on its own (`whole`); renderings without that head stay."""
+    return tuple(whole + r.removeprefix(grouped) if r.startswith(grouped) else r for r in renders)
+
+
 def event_text(event: Event) -> str:
     """The event's content as one line of text (JSON compact); a blob gives its preview."""
     if event.content is None:
