@@ -1,7 +1,8 @@
 """Belief precision on text nobody here wrote: every belief the projector made from the Switchboard
 conversations, beside the utterance it came from, and the share a hand label calls right.
 
-    .venv/bin/python bench/belief_precision.py [--split dev|test|beliefs|beliefs2|all] [--dump beliefs.json]
+    .venv/bin/python bench/belief_precision.py [--split dev|test|beliefs|beliefs2|beliefs3|all]
+        [--dump beliefs.json]
 
 The callers' conversations are appended and projected as bench/human_conversations.py does (the
 local backend, the embedded defaults, the rules extractor, no explicit facts). Each current belief
@@ -115,7 +116,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--split", default="dev", choices=["dev", "test", "beliefs", "beliefs2", "all"])
+    parser.add_argument(
+        "--split", default="dev", choices=["dev", "test", "beliefs", "beliefs2", "beliefs3", "all"]
+    )
     parser.add_argument("--dump", type=Path, help="also write every belief with its source utterances here")
     args = parser.parse_args()
     started = time.perf_counter()

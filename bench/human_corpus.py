@@ -1,6 +1,7 @@
 """Build the human-conversation corpus (/work/evaldata/conversations/) from fetched snapshots.
 
-    .venv/bin/python bench/human_corpus.py [--text DIR] [--tables DIR] [--out DIR] [--propose]
+    .venv/bin/python bench/human_corpus.py [--text DIR] [--tables DIR] [--out DIR]
+        [--propose [--skip N] [--min-conversations N]]
 
 The dialogue is the Switchboard Dialog Act Corpus (SwDA): 1,155 real telephone conversations
 between two strangers on an assigned topic, recorded 1991-92. Two public repositories carry it:
@@ -167,16 +168,21 @@ def conversations(text: Snapshot, table: Snapshot) -> dict[int, Conversation]:
     return found
 
 
-def propose(found: dict[int, Conversation], skip: int = 0) -> list[tuple[int, list[int]]]:
+def propose(
+    found: dict[int, Conversation], skip: int = 0, min_conversations: int = MIN_CONVERSATIONS
+) -> list[tuple[int, list[int]]]:
     """The selection rule: the callers with the most SwDA conversations (ties: lower caller number),
-    each with their first SESSIONS conversations in date order; `skip` passes over the first
-    callers (the belief-precision set takes the SUBJECTS after the question sets' ones)."""
+    at least `min_conversations` of them, each with their first SESSIONS conversations in date
+    order; `skip` passes over the first callers (the belief-precision set takes the SUBJECTS after
+    the question sets' ones). Only 73 callers have MIN_CONVERSATIONS and the first 68 are taken, so
+    `beliefs3` lowers the floor to SESSIONS and takes the first SUBJECTS that are no subject of any
+    split: `--skip 68 --min-conversations 7` (the ranking's first 68 are exactly those subjects)."""
     by_caller: dict[int, list[Conversation]] = {}
     for conv in found.values():
         for caller in conv.sides.values():
             by_caller.setdefault(caller, []).append(conv)
     ranked = sorted(
-        (c for c in by_caller if len(by_caller[c]) >= MIN_CONVERSATIONS),
+        (c for c in by_caller if len(by_caller[c]) >= min_conversations),
         key=lambda c: (-len(by_caller[c]), c),
     )
     return [
@@ -254,8 +260,8 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
     """The labels and the built corpus of each labelled subject (of `split`, or all); exits with
     how to build the corpus when it is missing."""
     labels = json.loads(LABELS.read_text(encoding="utf-8"))
-    # "all" is the dev and test question sets; the belief-precision callers ("beliefs", "beliefs2")
-    # have no questions, and "test2" (held out, read once) is only ever asked for by name.
+    # "all" is the dev and test question sets; the belief-precision callers ("beliefs", "beliefs2",
+    # "beliefs3") have no questions, and "test2" (held out, read once) is only ever asked for by name.
     questioned = split in (None, "all")
     chosen = [
         s for s in labels["subjects"] if s["split"] == split or (questioned and s["split"] in ("dev", "test"))
@@ -286,12 +292,18 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--propose", action="store_true", help="print the selection rule's subjects")
     parser.add_argument("--skip", type=int, default=0, help="with --propose: pass over this many callers")
+    parser.add_argument(
+        "--min-conversations",
+        type=int,
+        default=MIN_CONVERSATIONS,
+        help=f"with --propose: callers with at least this many conversations (default {MIN_CONVERSATIONS})",
+    )
     args = parser.parse_args()
     text = Snapshot(find_snapshot(TEXT_REPO, args.text), TEXT_COMMIT)
     table = Snapshot(find_snapshot(TABLES_REPO, args.tables), TABLES_COMMIT)
     if args.propose:
         found = conversations(text, table)
-        for caller, convs in propose(found, args.skip):
+        for caller, convs in propose(found, args.skip, args.min_conversations):
             print(
                 json.dumps({"caller": caller, "sessions": convs, "topics": [found[c].topic for c in convs]})
             )
