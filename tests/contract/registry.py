@@ -36,6 +36,7 @@ from tests.contract.subject_erasure_contract import (
     ErasureLedgerContract,
     SubjectLogContract,
 )
+from tests.contract.vector_cache_contract import VectorCacheContract
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ SUITES: dict[str, Suite] = {
     "ObservationSnapshot": Suite(ObservationSnapshotContract, ("SqliteObservationSnapshot",)),
     # Local only, like replay itself: AWS has no shadow build yet (docs/shadow-replay.md).
     "ShadowLedger": Suite(ShadowLedgerContract, ("SqliteShadowLedger",)),
+    # Local only for now: on AWS projection embeds without a cache (docs/benchmarks.md, projection).
+    "VectorCache": Suite(VectorCacheContract, ("SqliteVectorCache",)),
     # The inspector's two ways to reach the API: in process through the resolver, or over HTTP.
     "Transport": Suite(TransportContract, ("ResolverTransport", "ClientTransport")),
 }

@@ -10,12 +10,14 @@ from agentmem.adapters.local.blob_folder import FolderBlobStore
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
 from agentmem.adapters.local.sqlite_log import SqliteCheckpoints, SqliteEventLog
 from agentmem.adapters.local.sqlite_shadow_ledger import SqliteShadowLedger
+from agentmem.adapters.local.sqlite_vector_cache import SqliteVectorCache
 from agentmem.ports.blobs import BlobStore
 from tests.contract.blob_store_contract import BlobStoreContract
 from tests.contract.checkpoint_store_contract import CheckpointFactory, CheckpointStoreContract
 from tests.contract.event_log_contract import EventLogContract, LogFactory
 from tests.contract.log_tail_contract import LogTailContract, TailedLogFactory
 from tests.contract.shadow_ledger_contract import LedgerFactory, ShadowLedgerContract
+from tests.contract.vector_cache_contract import CacheFactory, VectorCacheContract
 
 
 class TestSqliteEventLog(EventLogContract):
@@ -44,6 +46,13 @@ class TestSqliteShadowLedger(ShadowLedgerContract):
     def make_ledger(self, tmp_path: Path) -> LedgerFactory:
         db = SqliteDatabase(tmp_path / "agentmem.db")
         return lambda tenant: SqliteShadowLedger(db, tenant)
+
+
+class TestSqliteVectorCache(VectorCacheContract):
+    @pytest.fixture
+    def make_cache(self, tmp_path: Path) -> CacheFactory:
+        db = SqliteDatabase(tmp_path / "agentmem.db")
+        return lambda tenant: SqliteVectorCache(db, tenant)
 
 
 class TestFolderBlobStore(BlobStoreContract):

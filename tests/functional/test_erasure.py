@@ -110,12 +110,13 @@ def test_erasure_removes_the_subject_everywhere_and_keeps_the_other_intact(
     assert body["state"] == "done", body
     assert {name: tier["status"] for name, tier in body["tiers"].items()} == dict.fromkeys(
         (
-            "beliefs", "history_passages", "skill_drafts", "conversations", "blobs", "events", "caches",
-            "storage",
+            "beliefs", "history_passages", "cached_vectors", "skill_drafts", "conversations", "blobs",
+            "events", "caches", "storage",
         ),
         "done",
     )  # fmt: skip
     assert body["tiers"]["history_passages"]["removed"] > 0  # her events were indexed as history
+    assert body["tiers"]["cached_vectors"]["removed"] > 0  # and their vectors kept for replay
     assert body["tiers"]["events"]["removed"] == 4
     assert body["tiers"]["blobs"]["removed"] == 1  # her own; the shared one stays for Bob
     assert "alice" not in body["subject_hash"] and "subject_id" not in body

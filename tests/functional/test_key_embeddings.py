@@ -15,6 +15,7 @@ from agentmem.model.beliefs import FactInput, FactType
 from agentmem.model.events import Event
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.index_embeddings import IndexEmbeddings
 from agentmem.semantic.key_book import KeyBook
 from agentmem.semantic.key_resolver import KeyResolver, Stated
 from agentmem.semantic.key_vectors import KeyVectors
@@ -111,8 +112,8 @@ def test_a_text_the_batch_did_not_foresee_is_still_embedded_when_compared(store:
 
 def test_the_vector_cache_keeps_what_was_used_last_and_drops_the_rest_between_batches() -> None:
     embedder = CountingEmbedder()
-    vectors = KeyVectors(embedder, capacity=2)
-    vectors.embed(["a", "b", "c"])  # over the capacity within a batch: all kept
+    vectors = KeyVectors(IndexEmbeddings(embedder), capacity=2)
+    vectors.embed([("s", "a"), ("s", "b"), (None, "c")])  # over the capacity within a batch: all kept
     vectors.of(["a"])
     vectors.trim()
     vectors.of(["a", "c"])

@@ -2,7 +2,8 @@
 module per concern:
 
 - log: EventLog (append, gap-free seq), LogTail and CheckpointStore (the projector worker's view)
-- blobs: BlobStore;  embedding: Embedder;  tokens: the encodings budgets are counted in
+- blobs: BlobStore;  embedding: Embedder;  vectors: VectorCache (what was embedded already)
+- tokens: the encodings budgets are counted in
 - semantic: LLM (extract, decide, resolve keys), BeliefIndex, BeliefStore (generations), the
   history source's PassageIndex and PassageStore, and what erasure and retention need of the tier
   (ErasedSubjects, ObservationSnapshot, RetentionSweeper)

@@ -21,6 +21,7 @@ from agentmem.model.beliefs import Observation, Verdict
 from agentmem.ports.log import EventLog
 from agentmem.ports.semantic import BeliefIndex
 from agentmem.semantic.fold import step
+from agentmem.semantic.index_embeddings import TENANT, IndexEmbeddings
 from agentmem.semantic.service import SemanticService
 from agentmem.semantic.verify import Extract, sample
 
@@ -65,7 +66,8 @@ def seed_probe(semantic: SemanticService, index: BeliefIndex | None = None) -> N
             if chain and covered:
                 continue
             new_chain, _ = step([], _probe_observation(key, text), lambda *_: Verdict.SAME)
-            vector = semantic.embedder.embed([text])[0]
+            # The probe's sentences are the product's own, nobody's words: the tenant's to keep.
+            vector = IndexEmbeddings(semantic.embedder, semantic.vector_cache).embed([(TENANT, text)])[0]
             with contextlib.suppress(VersionConflictError):  # another writer seeded it first
                 target.replace_chain(
                     PROBE_SUBJECT, key, "", expected_revision=revision, chain=new_chain, vector=vector

@@ -29,7 +29,9 @@ from agentmem.model.beliefs import (
 )
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import LLM
+from agentmem.ports.vectors import VectorCache
 from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.index_embeddings import TENANT, IndexEmbeddings, Said
 from agentmem.semantic.key_book import KeyBook, KnownKey
 from agentmem.semantic.key_vectors import KeyVectors, Vector, cosine
 
@@ -58,10 +60,12 @@ class Stated:
 
 
 class KeyResolver:
-    def __init__(self, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog) -> None:
+    def __init__(
+        self, llm: LLM, embedder: Embedder, fact_types: FactTypeCatalog, cache: VectorCache | None = None
+    ) -> None:
         self._llm = llm
         self._fact_types = fact_types
-        self._vectors = KeyVectors(embedder)
+        self._vectors = KeyVectors(IndexEmbeddings(embedder, cache))
 
     def prepare(self, batch: Sequence[Stated], book: KeyBook) -> None:
         """Embed, in one call, every text that resolving `batch` in order may compare: each
@@ -72,21 +76,25 @@ class KeyResolver:
         undeclared = [s for s in batch if self._fact_types.declared_type(s.fact.key) is None]
         last_proposal = {s.subject_id: i for i, s in enumerate(undeclared) if not s.explicit}
         declared = self._fact_types.declared()
-        texts: list[str] = []
+        said: list[Said] = []
         for subject_id in last_proposal:
-            texts += _flat(readings(k.key, "", k.example) for k in book.held(subject_id).values())
+            said += _owned(
+                subject_id, _flat(readings(k.key, "", k.example) for k in book.held(subject_id).values())
+            )
         seen: set[str] = set()  # subjects with an undeclared fact earlier in the batch
         for i, stated in enumerate(undeclared):
             subject_id, fact = stated.subject_id, stated.fact
             held = book.held(subject_id) if subject_id in last_proposal else {}
             if not stated.explicit and fact.key not in held and (declared or held or subject_id in seen):
                 proposal = _proposal(fact)
-                texts += readings(proposal.key, "", proposal.text)
+                said += _owned(subject_id, readings(proposal.key, "", proposal.text))
             if i < last_proposal.get(subject_id, -1) and fact.key not in held:
-                texts += readings(fact.key, "", fact.text)  # a key a later proposal may be compared with
+                # A key a later proposal may be compared with.
+                said += _owned(subject_id, readings(fact.key, "", fact.text))
             seen.add(subject_id)
-        if texts:
-            self._vectors.embed([*_flat(readings(t.key, t.description, "") for t in declared), *texts])
+        if said:
+            tenant = _owned(TENANT, _flat(readings(t.key, t.description, "") for t in declared))
+            self._vectors.embed([*tenant, *said])
 
     def resolve(
         self, fact: FactInput, subject_id: str, order: str, book: KeyBook, *, explicit: bool
@@ -104,7 +112,7 @@ class KeyResolver:
                 fact.key, known[fact.key].cardinality, fact.key, "the subject already has this key"
             )
         proposal = _proposal(fact)
-        shortlist = self.shortlist(proposal, self._candidates(known))
+        shortlist = self.shortlist(proposal, self._candidates(known), subject_id)
         choice = (
             self._llm.resolve_key(proposal, shortlist)
             if shortlist
@@ -137,19 +145,22 @@ class KeyResolver:
         ]  # fmt: skip
         return candidates
 
-    def shortlist(self, proposal: KeyProposal, candidates: Sequence[KeyCandidate]) -> list[KeyCandidate]:
+    def shortlist(
+        self, proposal: KeyProposal, candidates: Sequence[KeyCandidate], subject_id: str | None = None
+    ) -> list[KeyCandidate]:
         """The candidates at least MIN_SCORE alike by embedding, best first, at most SHORTLIST.
         A candidate scores the better of two readings against the proposal's: the key with its
         description, and that with its sentence. The sentence alone would rank every key the
         subject already has above every declared one, by the subject's name they all share
         (`home_city` found `children` five times before it found the declared `city`). The
         proposal is read without its description (which still goes to the decision): so it is
-        embedded exactly as the key it may become will be, once for both."""
+        embedded exactly as the key it may become will be, once for both. A text not prepared is
+        embedded as `subject_id`'s words (kept in the vector cache only when given)."""
         if not candidates:
             return []
         mine = readings(proposal.key, "", proposal.text)
         theirs = [readings(c.key, c.description, c.example) for c in candidates]
-        vectors = self._vectors.of([*mine, *_flat(theirs)])
+        vectors = self._vectors.of([*mine, *_flat(theirs)], subject_id)
         scores = [
             round(_alike(vectors[:2], vectors[2 + 2 * i : 4 + 2 * i]), 6) for i in range(len(candidates))
         ]
@@ -180,6 +191,10 @@ def readings(key: str, description: str, sentence: str) -> tuple[str, str]:
 
 def _flat(pairs: Iterable[tuple[str, str]]) -> Iterator[str]:
     return (text for pair in pairs for text in pair)
+
+
+def _owned(owner: str, texts: Iterable[str]) -> list[Said]:
+    return [(owner, text) for text in texts]
 
 
 def _alike(mine: Sequence[Vector], theirs: Sequence[Vector]) -> float:

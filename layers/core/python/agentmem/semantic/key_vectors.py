@@ -5,7 +5,11 @@ One MiniLM call per proposal made the prose projection four times slower than ex
 resolver now asks for every text a batch may compare before it resolves the first fact
 (`KeyResolver.prepare`); a text it did not foresee is still embedded when asked, so the cache
 changes speed, never a decision: a text's vector is the same whatever it is embedded with
-(MiniLM's batching is bit-identical, tests/contract/test_minilm_batching.py)."""
+(MiniLM's batching is bit-identical, tests/contract/test_minilm_batching.py).
+
+Behind this per-batch cache sits the persistent one (`index_embeddings`): a new resolver (each
+worker round, a replay) finds there the readings an earlier one embedded, so each text names
+whose words it is."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import operator
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from agentmem.ports.embedding import Embedder
+from agentmem.semantic.index_embeddings import IndexEmbeddings, Said
 
 Vector = Sequence[float]
 
@@ -27,21 +31,22 @@ class KeyVectors:
     """Unit vectors by text, least recently used dropped between batches (never during one, so
     what `embed` prepared for a batch is still there when the batch asks for it)."""
 
-    def __init__(self, embedder: Embedder, capacity: int = CAPACITY) -> None:
-        self._embedder = embedder
+    def __init__(self, embeddings: IndexEmbeddings, capacity: int = CAPACITY) -> None:
+        self._embeddings = embeddings
         self._capacity = capacity
         self._vectors: OrderedDict[str, tuple[float, ...]] = OrderedDict()
 
-    def embed(self, texts: Sequence[str]) -> None:
-        """Embed the texts not held yet, in one call."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+    def embed(self, said: Sequence[Said]) -> None:
+        """Embed the texts not held yet, in one call: (whose words, text) pairs."""
+        missing = list({text: owner for owner, text in said if text not in self._vectors}.items())
         if missing:
-            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
+            vectors = self._embeddings.embed([(owner, text) for text, owner in missing])
+            for (text, _), vector in zip(missing, vectors, strict=True):
                 self._vectors[text] = _unit(vector)
 
-    def of(self, texts: Sequence[str]) -> list[Vector]:
-        """The texts' vectors, embedding in one call those not held."""
-        self.embed(texts)
+    def of(self, texts: Sequence[str], owner: str | None = None) -> list[Vector]:
+        """The texts' vectors, embedding in one call those not held, as `owner`'s words."""
+        self.embed([(owner, text) for text in texts])
         found: list[Vector] = []
         for text in texts:
             self._vectors.move_to_end(text)

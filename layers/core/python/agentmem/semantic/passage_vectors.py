@@ -12,6 +12,8 @@ import logging
 
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import PassageIndex
+from agentmem.ports.vectors import VectorCache
+from agentmem.semantic.index_embeddings import IndexEmbeddings
 
 logger = logging.getLogger(__name__)
 
@@ -20,26 +22,30 @@ LANE_BATCH = 64
 2-core machine, so new events wait at most that long for their beliefs."""
 
 
-def embed_pending(index: PassageIndex, embedder: Embedder, limit: int = LANE_BATCH) -> int:
+def embed_pending(
+    index: PassageIndex, embedder: Embedder, limit: int = LANE_BATCH, cache: VectorCache | None = None
+) -> int:
     """Embed up to `limit` of the oldest passages without a vector; returns how many were stored.
-    Each distinct text is embedded once. A passage erased while the model ran stays erased: the
-    index stores a vector only on a row still pending."""
+    Each distinct text is embedded once, and not at all when `cache` holds it (a replay's new
+    generation, the same words said again by anyone). A passage erased while the
+    model ran stays erased: the index stores a vector only on a row still pending."""
     if not index.defers_vectors:
         return 0
     waiting = index.pending(limit)
     if not waiting:
         return 0
-    texts = list(dict.fromkeys(p.text for p in waiting))
-    by_text = dict(zip(texts, embedder.embed(texts), strict=True))
-    stored = index.store_vectors(waiting, [by_text[p.text] for p in waiting])
+    vectors = IndexEmbeddings(embedder, cache).embed([(p.subject_id, p.text) for p in waiting])
+    stored = index.store_vectors(waiting, vectors)
     logger.info("passage vectors stored", extra={"stored": stored, "generation": index.generation})
     return stored
 
 
-def embed_all_pending(index: PassageIndex, embedder: Embedder, batch: int = LANE_BATCH) -> int:
+def embed_all_pending(
+    index: PassageIndex, embedder: Embedder, batch: int = LANE_BATCH, cache: VectorCache | None = None
+) -> int:
     """Run the lane until no passage waits (replay, before readers switch; one-shot projection).
     Stops when a batch stores nothing, so passages erased under it cannot keep it looping."""
     total = 0
-    while stored := embed_pending(index, embedder, batch):
+    while stored := embed_pending(index, embedder, batch, cache):
         total += stored
     return total

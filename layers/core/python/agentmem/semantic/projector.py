@@ -25,8 +25,10 @@ from agentmem.model.events import Event
 from agentmem.model.passages import Passage
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import LLM, BeliefIndex, PassageIndex
+from agentmem.ports.vectors import VectorCache
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
+from agentmem.semantic.index_embeddings import IndexEmbeddings, Said
 from agentmem.semantic.key_book import KeyBook
 from agentmem.semantic.key_resolver import KeyResolver, Resolution, Stated
 from agentmem.semantic.passages import passages_of
@@ -102,14 +104,17 @@ class Projector:
         guard: ErasureGuard | None = None,
         passages: PassageIndex | None = None,
         stale: StaleMarker | None = None,
+        cache: VectorCache | None = None,
     ) -> None:
+        """`cache` holds what was embedded already (by an earlier round, generation or replay):
+        the model is asked only about text it has not read."""
         self._index = index
         self._stale = stale  # marks what was built on a belief, in the step that moves it
         self._passages = passages
         self._llm = llm
-        self._embedder = embedder
+        self._embeddings = IndexEmbeddings(embedder, cache)
         self._fact_types = fact_types
-        self._resolver = KeyResolver(llm, embedder, fact_types)
+        self._resolver = KeyResolver(llm, embedder, fact_types, cache)
         self._guard = guard
         self._vectors: dict[str, list[float]] = {}
 
@@ -203,12 +208,13 @@ class Projector:
         # the vector lane (`passage_vectors.embed_pending`): embedding them here made projection
         # run at the model's rate (35 events/s) instead of the beliefs' (500).
         deferred = self._passages is not None and self._passages.defers_vectors
-        self._vectors = self._embed_new_texts(observations, [] if deferred else [p.text for p in passages])
+        inline: list[Said] = [] if deferred else [(p.subject_id, p.text) for p in passages]
+        self._vectors = self._embed_new_texts(observations, inline)
         try:
             applied = [self._apply(obs) for obs in observations]
             if self._passages is not None and passages:
                 # After the beliefs: a crash in between redelivers the batch, and both are idempotent.
-                vectors = None if deferred else [self._vector(p.text) for p in passages]
+                vectors = None if deferred else [self._vector(p.text, p.subject_id) for p in passages]
                 self._passages.add(passages, vectors)
             if self._passages is not None and restated:
                 self._passages.restate(restated)
@@ -240,19 +246,21 @@ class Projector:
         return new, held
 
     def _embed_new_texts(
-        self, observations: Sequence[Observation], extra: Sequence[str] = ()
+        self, observations: Sequence[Observation], extra: Sequence[Said] = ()
     ) -> dict[str, list[float]]:
-        wanted: list[str] = list(extra)
+        wanted: list[Said] = list(extra)
         for obs in observations:
             _, chain = self._index.chain(obs.subject_id, obs.key, obs.member)
             if not chain or normalise_value(chain[-1].value) != normalise_value(obs.value):
-                wanted.append(obs.text)
+                wanted.append((obs.subject_id, obs.text))
         unique = list(dict.fromkeys(wanted))
-        return dict(zip(unique, self._embedder.embed(unique), strict=True)) if unique else {}
+        return {
+            text: vector for (_, text), vector in zip(unique, self._embeddings.embed(unique), strict=True)
+        }
 
-    def _vector(self, text: str) -> list[float]:
+    def _vector(self, text: str, subject_id: str) -> list[float]:
         cached = self._vectors.get(text)
-        return cached if cached is not None else self._embedder.embed([text])[0]
+        return cached if cached is not None else self._embeddings.embed([(subject_id, text)])[0]
 
     def _observation(self, event: Event, fact: FactInput, resolution: Resolution) -> Observation:
         obs = observation_of(event, fact, self._fact_types, resolution)
@@ -282,7 +290,7 @@ class Projector:
                 verdict = new_chain[-1].verdict
             current = new_chain[-1]
             text_changed = not chain or chain[-1].text != current.text
-            vector = self._vector(current.text) if text_changed else None
+            vector = self._vector(current.text, obs.subject_id) if text_changed else None
             try:
                 self._index.replace_chain(
                     obs.subject_id,

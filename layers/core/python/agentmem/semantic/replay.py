@@ -72,7 +72,9 @@ def replay(
         read += drain(tail, semantic, checkpoints, fresh)  # every subject, from the copy's watermark
     if semantic.passages is not None:
         # The vectors too, before readers switch: the new generation is whole, as the old one was.
-        embed_all_pending(semantic.passages.generation(fresh.generation), semantic.embedder)
+        embed_all_pending(
+            semantic.passages.generation(fresh.generation), semantic.embedder, cache=semantic.vector_cache
+        )
     phase("caught_up")
     # Passages first: the beliefs' switch is what a reader takes for the new generation, and
     # either generation's passages are the whole log's by now.

@@ -16,7 +16,9 @@ from agentmem.ports.dependents import DependentsIndex
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.projection import ProjectionStatusStore
 from agentmem.ports.semantic import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
+from agentmem.ports.vectors import VectorCache
 from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.index_embeddings import ErasureGuardedCache
 from agentmem.semantic.projector import Applied, ErasureGuard, Projector
 from agentmem.semantic.staleness import StaleMarker
 
@@ -44,11 +46,14 @@ class SemanticService:
         passages: PassageStore | None = None,
         status: ProjectionStatusStore | None = None,
         dependents: DependentsIndex | None = None,
+        vector_cache: VectorCache | None = None,
     ) -> None:
         """`purge` removes a subject erased while a batch was projected (default: the store's
         forget_subject; the local wiring also compacts the file, as the erasure itself does).
         `status` is where the projector says how it fares, for reads to report. `dependents` is
-        marked stale by the projection that moves a belief (docs/stale-dependents.md)."""
+        marked stale by the projection that moves a belief (docs/stale-dependents.md).
+        `vector_cache` holds what projection embedded already; queries never go through it (a
+        read must not write, and a query is rarely asked twice)."""
         self.store = store
         self.passages = passages  # the history source's index; None where it is not wired
         self.status = status
@@ -57,6 +62,11 @@ class SemanticService:
         self.fact_types = fact_types
         self.erasures = erasures
         self.dependents = dependents
+        self.vector_cache = (
+            ErasureGuardedCache(vector_cache, erasures.erased)
+            if vector_cache is not None and erasures is not None
+            else vector_cache
+        )
         self._guard = (
             ErasureGuard(erasures.erased, purge or store.forget_subject) if erasures is not None else None
         )
@@ -71,7 +81,9 @@ class SemanticService:
         # marks nothing new: marks only ever rise).
         live = index is None or index.generation == self.store.active().generation
         stale = StaleMarker(self.dependents) if live and self.dependents is not None else None
-        return Projector(target, self.llm, self.embedder, self.fact_types, self._guard, passages, stale)
+        return Projector(
+            target, self.llm, self.embedder, self.fact_types, self._guard, passages, stale, self.vector_cache
+        )
 
     def project(self, event: Event) -> list[Applied]:
         return self.projector().project(event)

@@ -60,7 +60,9 @@ def embed_passages(semantic: SemanticService, generation: int) -> None:
     """The vectors of the generation's passages, with the shadow's own embedder: the worker's lane
     serves only the active generation, and a build is complete only with them (as a replay is)."""
     if semantic.passages is not None:
-        embed_all_pending(semantic.passages.generation(generation), semantic.embedder)
+        embed_all_pending(
+            semantic.passages.generation(generation), semantic.embedder, cache=semantic.vector_cache
+        )
 
 
 @dataclass(frozen=True)

@@ -230,7 +230,9 @@ class ProjectorWorker:
         passages = self._semantic.passages
         if passages is None:
             return 0
-        return embed_pending(passages.generation(generation), self._semantic.embedder, limit)
+        return embed_pending(
+            passages.generation(generation), self._semantic.embedder, limit, self._semantic.vector_cache
+        )
 
     def settle(self) -> int:
         """A round, then the vector lane until no passage waits: what a one-shot `agentmem
@@ -238,7 +240,11 @@ class ProjectorWorker:
         read = self.run_once()
         if self._semantic.passages is not None:
             generation = self._semantic.store.active().generation
-            embed_all_pending(self._semantic.passages.generation(generation), self._semantic.embedder)
+            embed_all_pending(
+                self._semantic.passages.generation(generation),
+                self._semantic.embedder,
+                cache=self._semantic.vector_cache,
+            )
         return read
 
     def _run(self) -> None:

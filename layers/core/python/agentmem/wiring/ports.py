@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agentmem.ports.ranking import RelevanceModel, Reranker
     from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
     from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
+    from agentmem.ports.vectors import VectorCache
 
 Compaction = Callable[[], int]
 """Rewrites a store's files so that deleted rows leave no bytes behind (SQLite's VACUUM and WAL
@@ -39,6 +40,7 @@ class BackendFactory(Protocol):
     def projection_status(self) -> ProjectionStatusStore: ...
     def blob_store(self) -> BlobStore: ...
     def embedder(self) -> Embedder: ...
+    def vector_cache(self) -> VectorCache | None: ...
     def llm(self) -> LLM: ...
     def reviewer(self) -> SkillReviewer: ...
     def reranker(self) -> Reranker | None: ...
@@ -69,6 +71,7 @@ class PortOverrides(TypedDict, total=False):
     projection_status: ProjectionStatusStore
     blob_store: BlobStore
     embedder: Embedder
+    vector_cache: VectorCache | None
     llm: LLM
     reviewer: SkillReviewer
     reranker: Reranker | None
@@ -124,6 +127,10 @@ class Ports:
     @cached_property
     def embedder(self) -> Embedder:
         return self.factory.embedder()
+
+    @cached_property
+    def vector_cache(self) -> VectorCache | None:
+        return self.factory.vector_cache()
 
     @cached_property
     def llm(self) -> LLM:

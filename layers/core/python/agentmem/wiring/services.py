@@ -88,10 +88,11 @@ class Services:
             ports.embedder,
             catalog,
             erasures=ports.erasure_ledger,  # every projection skips erased subjects
-            purge=late_purge(ports.belief_store, ports.passage_store, ports.compaction),
+            purge=late_purge(ports.belief_store, ports.passage_store, ports.compaction, ports.vector_cache),
             passages=ports.passage_store,
             status=ports.projection_status,
             dependents=ports.dependents,  # marked stale in the projection step that moves a belief
+            vector_cache=ports.vector_cache,  # what was embedded already, across rounds and generations
         )
 
     @cached_property

@@ -15,6 +15,7 @@ from agentmem.subjects.tiers import clear_caches, forget_conversations, forget_r
 if TYPE_CHECKING:
     from agentmem.context.session_window import SessionWindows
     from agentmem.ports.semantic import BeliefStore, PassageStore
+    from agentmem.ports.vectors import VectorCache
     from agentmem.semantic.service import SemanticService
     from agentmem.settings import Settings
     from agentmem.subjects.model import Footprint
@@ -24,7 +25,10 @@ logger = logging.getLogger(__name__)
 
 
 def late_purge(
-    store: BeliefStore, passages: PassageStore | None, compaction: Compaction | None
+    store: BeliefStore,
+    passages: PassageStore | None,
+    compaction: Compaction | None,
+    vectors: VectorCache | None = None,
 ) -> Callable[[str], int]:
     """What projection runs on a subject erased while it was writing: the stores' forget, then a
     compaction where the backend has one, or the late write's bytes could outlive the erasure in
@@ -33,6 +37,9 @@ def late_purge(
     def forget(subject_id: str) -> int:
         # The history passages hold the subject's words as much as the beliefs do.
         erased_passages = passages.erase_subject(subject_id) if passages is not None else 0
+        # The batch may have cached vectors of the subject's words too (uncounted: no content).
+        if vectors is not None:
+            vectors.forget_subject(subject_id)
         removed = store.forget_subject(subject_id) + erased_passages
         if compaction is not None:
             try:
@@ -66,6 +73,10 @@ def build_erasure(
     if semantic.passages is not None:
         passages = semantic.passages
         derived.append(("history_passages", lambda fp: passages.erase_subject(fp.subject_id)))
+    vectors = semantic.vector_cache
+    if vectors is not None:
+        # Vectors of the subject's words, kept so that replay need not embed them again.
+        derived.append(("cached_vectors", lambda fp: vectors.forget_subject(fp.subject_id)))
     if settings.procedural_enabled:
         derived.append(("skill_drafts", lambda fp: forget_review_drafts(ports.skill_library, fp)))
     conversations = ports.conversation_memory

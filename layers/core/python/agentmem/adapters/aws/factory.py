@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agentmem.ports.ranking import RelevanceModel, Reranker
     from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
     from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
+    from agentmem.ports.vectors import VectorCache
     from agentmem.wiring.ports import Compaction
 
 STATUS_MAX_AGE = 5.0
@@ -108,6 +109,12 @@ class AwsFactory:
 
     def embedder(self) -> Embedder:
         return models.embedder(self._settings, "bedrock")
+
+    def vector_cache(self) -> VectorCache | None:
+        """None: the stream projector embeds each batch without a cache. A table of vectors would
+        need its own erasure path across functions; an in-process one would outlive an erasure
+        run by another function (docs/benchmarks.md, projection)."""
+        return None
 
     def llm(self) -> LLM:
         return models.llm(self._settings, "bedrock")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentmem.ports.ranking import RelevanceModel, Reranker
     from agentmem.ports.semantic import LLM, BeliefStore, ObservationSnapshot, PassageStore, RetentionSweeper
     from agentmem.ports.subjects import ErasureLedger, ErasureScheduler, SubjectLog
+    from agentmem.ports.vectors import VectorCache
     from agentmem.wiring.ports import Compaction
 
 
@@ -79,6 +80,13 @@ class LocalFactory:
 
     def embedder(self) -> Embedder:
         return models.embedder(self._settings, "minilm")
+
+    def vector_cache(self) -> VectorCache | None:
+        """What projection embedded already, kept across generations, so a replay, a shadow build
+        or the next worker round asks the model only about text it has not read."""
+        from agentmem.adapters.local.sqlite_vector_cache import SqliteVectorCache
+
+        return SqliteVectorCache(self.database, self._tenant)
 
     def llm(self) -> LLM:
         return models.llm(self._settings, "rules")
