@@ -96,3 +96,20 @@ def test_the_batch_budget_changes_no_vector(minilm: MiniLmEmbedder) -> None:
 def test_a_batch_budget_below_one_token_is_refused() -> None:
     with pytest.raises(ValueError, match="batch_tokens"):
         MiniLmEmbedder(batch_tokens=0)
+
+
+def test_calls_side_by_side_give_the_very_vectors_of_one_call_on_two_threads(minilm: MiniLmEmbedder) -> None:
+    """How the calls share the cores is speed only: an index built one way and queried the other
+    must agree to the bit, or the vector cache would hand out vectors a query never matches."""
+    texts = [*TEXTS, *(f"fact number {i} " + "detail " * (i % 9) for i in range(120))]
+    side_by_side = minilm.embed(texts)  # the default: one thread a call, calls in parallel
+    two_threads = MiniLmEmbedder(intra_op_threads=2, workers=1).embed(texts)
+    alone = MiniLmEmbedder(workers=1).embed(texts)
+    assert side_by_side == two_threads == alone
+    assert [minilm.embed([t])[0] for t in texts[:8]] == side_by_side[:8]
+
+
+def test_no_thread_and_no_worker_are_refused() -> None:
+    for bad in ({"intra_op_threads": 0}, {"workers": 0}):
+        with pytest.raises(ValueError, match="at least 1"):
+            MiniLmEmbedder(**bad)
