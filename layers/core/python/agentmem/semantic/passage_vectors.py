@@ -21,8 +21,8 @@ LANE_BATCH = 128
 """Passages embedded per worker round: about 4,500 tokens, 0.7 s of MiniLM on the idle 2-core
 machine and up to 1.5 s loaded, so new events wait at most that long for their beliefs. One call
 on many events' passages sorts them by length into model calls that pad little, and gives both
-cores work: MiniLM alone did 179 passages/s in calls of 64, 187 in 128 and 203 in 256
-(bench/project_passages.py --shapes)."""
+cores work: MiniLM alone did 169 passages/s in calls of 64, 192 in 128 and 196 in 256
+(bench/project_passages.py --shapes; docs/benchmarks.md has every shape tried)."""
 
 CATCH_UP_BATCH = 256
 """Passages a call when nothing waits between calls (replay before its switch, a one-shot
