@@ -14,13 +14,14 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from agentmem.errors import AgentMemError
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
     import numpy.typing as npt
     from tokenizers import Tokenizer
@@ -225,6 +226,8 @@ class MiniLmEmbedder:
     def _get_pool(self) -> ThreadPoolExecutor:
         pool = self._pool
         if pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             with self._lock:
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="agentmem-minilm")
