@@ -72,7 +72,9 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     assert not statements
     log = services.event_log
     assert isinstance(log, SqliteEventLog)
-    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).run_once()
+    # Settled (every passage vector in), so the reads do not depend on how many passages one
+    # worker round's vector lane happens to take.
+    ProjectorWorker(log, services.semantic, SqliteCheckpoints(log.database, "local")).settle()
     yield services
 
 
