@@ -44,6 +44,25 @@ def extract(content: str) -> list[tuple[str, str]]:
         "So we have three altogether.",  # three of what: the noun went unsaid
         "we have two playing soccer",  # a count above one of something not plural
         "we've got one seventy-two",  # a number read as the thing counted (a model year)
+        # Written in the manner of the misreadings the second bar's rules were written from:
+        "my last name is even more common",  # a comparison without its comparand
+        "my yard is a little bit different",  # the same, hedged
+        "my garage is probably what sold us",  # a guess, not a value
+        "my other phone is ringing",  # what the attribute is doing, not what it is
+        "my reading is quite wide",  # a graded evaluation of a key nobody declared
+        "our whole town is based on cotton",  # how it is made, not what it is
+        "I'm a I'm a first mate on a tug",  # the opening said twice inside the value
+        "I hate to that show DALLAS",  # "to" before a determiner: words went missing
+        "my porch swing is too the chains are too short",  # a clause, not a value
+        "I like reading books like that I just",  # cut after a subject pronoun
+        "I like the music and that kind of stuff",  # "that kind of": points back
+        "then I started sorting my things behind there",  # an empty head noun
+        "I like the show.",  # a definite singular only the conversation names
+        "I like pretty much everything",  # a quantifier is no object
+        "I'm a half hour from Waco",  # what the subject is, given as a measure
+        "I'm a person who wishes the mail came earlier",  # the noun needs its clause
+        "I started crocheting a king size bedspread",  # the phrase goes on past the value
+        "Well, my husband, he'll call you",  # a discourse word is no name
     ],
 )
 def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None:
@@ -56,6 +75,16 @@ def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None
         ("I live in Tulsa", ("city", "Tulsa")),
         ("I'm living in Tulsa now.", ("city", "Tulsa")),
         ("I work at T I", ("employer", "T I")),
+        ("I follow a keto diet.", ("diet", "keto")),  # a one-word value read as a modifier
+        ("I like the mountains too", ("preference", "likes the mountains")),
+        ("I like the PEOPLE magazine", ("preference", "likes the PEOPLE magazine")),
+        ("I like the system of house arrest", ("preference", "likes the system of house arrest")),
+        ("I'm a graduate student in Florida right now", ("identity", "graduate student")),
+        ("I got married last summer", ("marital_status", "married")),
+        ("I like watching shows that are funny", ("preference", "likes watching shows that are funny")),
+        ("I like hot stuff", ("preference", "likes hot stuff")),  # a kind, not a pointer
+        ("I like the planting", ("preference", "likes the planting")),  # a gerund is generic
+        ("I enjoy cooking as much as I can", ("preference", "enjoys cooking as much as I can")),
         ("I like Texas, um, not the humidity though", ("preference", "likes Texas")),
         ("I like to fish", ("preference", "likes to fish")),
         ("I like leather seats also.", ("preference", "likes leather seats also")),
@@ -79,6 +108,10 @@ def test_a_false_start_is_not_read_but_the_statement_said_again_is() -> None:
     assert extract("I like loud, I like the quiet bands more.") == [
         ("preference", "likes the quiet bands more")
     ]
+
+
+def test_an_opening_said_again_after_the_value_reads_only_the_second() -> None:
+    assert extract("I guess, I'm a real, I'm a realist") == [("identity", "realist")]
 
 
 def test_a_trimmed_value_is_trimmed_in_its_sentence_too() -> None:

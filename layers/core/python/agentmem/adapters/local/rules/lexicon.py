@@ -69,6 +69,8 @@ EVALUATIVE = words(
     "special important fine complicated messy noisy quiet safe dangerous"
 )
 """A bare evaluation is no value: "my city is beautiful" names no city."""
+FILLERS = words("uh um er erm uh-huh hm hmm mm huh")
+"""What a speaker says while finding the next word: never part of a value."""
 DEGREE = words("very so too pretty quite rather really extremely super kinda somewhat a bit little")
 PREPOSITIONS = words(
     "in at on with from for to about like over under by near into onto through without within "

@@ -42,6 +42,14 @@ PERIOD = r"(?:\s+for\s+(?:the|this|next)\s+(?:year|month|week|summer|winter|trip
 VERBS = words(
     "is are was were has have had do does did said says think thinks told know feel guess will would"
 )
+# A value that opens with a participle says what the attribute is doing or how it is made, not
+# what it is; a declared key's value is read whatever its shape.
+VERB_FORM = re.compile(r"^(?-i:[a-z]{2,}(?:ing|ed))\b")
+GRADED = re.compile(
+    r"^(?:very|so|too|pretty|quite|rather|really|extremely|super|kinda|somewhat|fairly|absolutely|"
+    r"totally|completely|incredibly)\s",
+    re.IGNORECASE,
+)
 OWN_PREPOSITIONS = PREPOSITIONS - {"of"}  # "place of residence" is an attribute, "goal for today" not
 LINE = re.compile(
     r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>[A-Za-z][\w -]{0,60}?)[ \t]*[:=][ \t]*(?P<value>[^\n]+?)"
@@ -83,8 +91,12 @@ def _attribute(ctx: Context, m: re.Match[str], rest: str, *, pronoun: bool) -> I
     if not value or not values.is_value(value):
         return
     declared = ctx.declared_type(" ".join(words))
-    if pronoun and declared is None:
-        return  # "her" may be anyone: only a declared key is read after a pronoun
+    # "her" may be anyone: only a declared key is read after a pronoun. "my other line is
+    # ringing", "our economy is based on loans": what the attribute does, not what it is; "my
+    # reading is quite wide": how it seems. A declared key ("my risk tolerance is very
+    # cautious") takes its value whatever its shape.
+    if declared is None and (pronoun or VERB_FORM.match(value) or GRADED.match(value)):
+        return
     key = declared.key if declared else key_of(" ".join(words))
     if key is None:
         return

@@ -7,18 +7,27 @@ like to eat it"), a count of nothing ("I have one again at UT"). Such a belief c
 misleads; the passage it came from is still in history, where a reader sees it whole. So each
 statement is checked against the sentence it came from, and refused when:
 
-- its value holds a filler or a stutter ("the the", a phrase said twice);
-- its value ends where a phrase cannot end (an article, a preposition, a conjunction, a particle);
-- its value points at something only the conversation names (it, them, him, her, mine, those; and
-  "that", "this", "here", "there" at the end of a short value);
-- the sentence goes on with a filler right after a bare "to <verb>" (the object was cut off), or
-  restarts the same statement ("..., I like ...": the first was a false start);
+- its value holds a filler or a stutter ("the the", a phrase said twice, "I'm a I'm a"), or is
+  garbled ("I hate to that movie"), or holds a clause ("too the bedrooms are too small");
+- its value ends where a phrase cannot end (an article, a preposition, a conjunction, a particle,
+  a copula, a subject pronoun: "reading books like that I just");
+- its value points at something only the conversation names (it, them, him, her, mine, those;
+  "that kind of stuff"; "that", "this", "here", "there" at the end of a short value), or its head
+  is an empty noun ("taking my things");
+- the value was not read whole (in_sentence.py): the phrase goes on right after it, a noun loses
+  the clause it needs, a bare "to <verb>" lost its object, or the statement starts over;
 - a name is read where the sentence uses it as a modifier ("the TWU dorm");
 - its value is only a time relative to when it was said ("tomorrow night"), a taste with no
-  object or only an empty one ("I really like a lot", "I like the idea"), the household's
-  evaluation ("our dining is very limited"), or a start told as a step of a story ("then I
-  started cleaning", "I started delivering papers when I was ten");
+  object or only an empty one ("I really like a lot", "I like the idea", "pretty much
+  everything"), a taste of a definite singular the conversation just named ("I like the show"),
+  the household's evaluation ("our dining is very limited"), or a start told as a step of a
+  story ("then I started cleaning", "I started delivering papers when I was ten");
+- what the subject is, given as a measure ("I'm a half hour");
 - its key is made of words that name no attribute (a pronoun, a conjunction, "thing", "day").
+
+These are statements about form (where a phrase ends, what a word points at), not lists of
+sentences: each was written from a kind of misreading seen on one set of callers and measured on
+callers it was not written from.
 
 Measured on hand-labelled Switchboard beliefs: bench/belief_precision.py, docs/extraction-rules.md.
 """
@@ -30,24 +39,40 @@ import re
 from dataclasses import replace
 
 from agentmem.adapters.local.rules.found import Found
-from agentmem.adapters.local.rules.lexicon import ADVERBS, DEGREE, PREPOSITIONS
+from agentmem.adapters.local.rules.in_sentence import CLAUSE_HEADED_KEYS, read_whole
+from agentmem.adapters.local.rules.lexicon import (
+    ADVERBS,
+    COUNT_STOP,
+    DEGREE,
+    DISCOURSE,
+    FILLERS,
+    PREPOSITIONS,
+)
 from agentmem.adapters.local.rules.lexicon import words as word_set
 
-FILLERS = frozenset({"uh", "um", "er", "erm", "uh-huh", "hm", "hmm", "mm", "huh"})
 # Words a value cannot end with: it was cut off mid-phrase.
 DANGLING = (
     PREPOSITIONS
     | FILLERS
     | word_set(
         "the a an and or but nor that which who whose than as my your our their his her its of "
-        "because if so out up off down back very some any"
+        "because if so out up off down back very pretty quite rather some any just "
+        "is are was were be been you we they"
     )
 )
+# "I" ends no value either, except as the last initial of a name ("T I", "D I S D").
+SUBJECT_I = "i"
 # Words that leave a value pointing at something the sentence does not name.
 DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these him her hers")
+POINTING_ON = word_set("and or but kind sort type")
+FINITE_COPULAS = frozenset({"is", "are", "was", "were"})
+RELATIVES = word_set("that which who what")
+EMPTY_HEADS = word_set("thing things stuff")
 DEICTIC_AT_END = word_set("that this here there one ones both")
 SHORT_VALUE_WORDS = 4  # "eating there" points away; "the stair master over there" still says much
 TRAILING_ADDITIVE = frozenset({"also", "too"})
+# Words after a taste's noun that say how much or when: "the quiet bands more".
+TRAILING_WORDS = TRAILING_ADDITIVE | DEGREE | ADVERBS | frozenset({"more", "most", "anymore", "though"})
 RELATIVE_TIME = re.compile(
     r"^(?:tomorrow|tonight|yesterday|today|(?:tomorrow|yesterday|last|next|this) "
     r"(?:night|morning|evening|afternoon|week|weekend|month|year))$",
@@ -59,18 +84,9 @@ EMPTY_KEY_WORDS = word_set(
     "idea way reason day time"
 )
 TASTE_KEYS = frozenset({"preference"})
-# Where a name before a plain word is the place's owner, not the place ("the T W U dorm"); a
-# cuisine or an employer reads a name as a modifier on purpose ("goes for Turkish food").
-PLACE_KEYS = frozenset({"city", "hometown", "home_city", "country", "location", "neighborhood"})
-SAFE_AFTER_NAME = (
-    ADVERBS
-    | PREPOSITIONS
-    | FILLERS
-    | word_set(
-        "and or but so because which who where when that i is was now originally really actually "
-        "here there too though anyway again these this last next every ever a an the all full-time part-time"
-    )
-)
+QUANTIFIED = word_set("everything anything something nothing all much many")
+# Words after a definite noun that pin it to something named: "the way that ...", "the one who".
+PINNING = word_set("and or of that which who whose where when")
 # A taste's own words; what is left is its object, which must be something.
 TASTE_FRAME = DEGREE | word_set(
     "likes like loves love enjoys enjoy hates hate prefers prefer doesn't does don't not to lot much all"
@@ -78,11 +94,9 @@ TASTE_FRAME = DEGREE | word_set(
 # "then I started cleaning": a start told as a step of a story, not what the subject does now.
 ONSET = re.compile(r"^(?:started|began)\b", re.IGNORECASE)
 STORY_STEP = re.compile(r"\b(?:then|when|after|before|until)\b", re.IGNORECASE)
-OURS_IS = re.compile(r"\bour\s+(?:[\w-]+\s+){1,3}(?:is|are)\s+$", re.IGNORECASE)
 CUT_CONJUNCTION = re.compile(r"\s+(?:and|or|but)$", re.IGNORECASE)
 WORD = re.compile(r"[\w'-]+")
-NAME_END = re.compile(r"[A-Z][\w'.-]*$")
-RESTARTED_BY_FILLER = re.compile(r"^\s*,?\s*(?:uh|um|er|you know|i mean)\b", re.IGNORECASE)
+DETERMINERS = word_set("the a an that this those these my your our his her their")
 
 
 def admitted(fact: Found, sentence: str) -> Found | None:
@@ -90,7 +104,7 @@ def admitted(fact: Found, sentence: str) -> Found | None:
     docstring lists it). A value cut just after "and" or "or" keeps what came before it."""
     value = fact.value.rstrip(" ,.")
     cut = CUT_CONJUNCTION.search(value)
-    if cut and not _dangling([w.casefold() for w in WORD.findall(value[: cut.start()])] or ["and"]):
+    if cut and not _dangling(WORD.findall(value[: cut.start()]) or ["and"]):
         trimmed = value[: cut.start()]
         fact = replace(fact, value=trimmed, text=fact.text.replace(value, trimmed))
     return fact if stands_alone(fact, sentence) else None
@@ -99,34 +113,69 @@ def admitted(fact: Found, sentence: str) -> Found | None:
 def stands_alone(fact: Found, sentence: str) -> bool:
     """Whether `fact`, read from `sentence`, clears the bar."""
     words = [w.casefold() for w in WORD.findall(fact.value)]
-    if not words or _empty_key(fact.key) or RELATIVE_TIME.match(fact.value.strip(" .")):
-        return False
-    if _disfluent(fact.value, words) or _dangling(words) or _deictic(words):
+    if not words or _names_nothing(fact, words):
         return False
     if _states_no_standing_fact(fact, words, sentence):
         return False
-    around = _around_value(fact, sentence)
-    if around is None:
+    return read_whole(fact, words, sentence)
+
+
+def _names_nothing(fact: Found, words: list[str]) -> bool:
+    """The value alone, whatever the sentence around it, names nothing."""
+    if _empty_key(fact.key) or RELATIVE_TIME.match(fact.value.strip(" .")):
         return True
-    before, after = around
-    if OURS_IS.search(before) and any(w in DEGREE - {"a"} for w in words):
-        return False  # "our dining is very limited": the household's evaluation, not a value
-    modifier = fact.key in PLACE_KEYS and _name_as_modifier(fact.value, before, after)
-    cut = _cut_before_object(words, after) or modifier
-    return not (cut or _restarted(fact, sentence, after))
+    if len(words) == 1 and words[0] in DISCOURSE | FILLERS:
+        return True  # "Well, my husband, ...": the word opening the sentence is no name
+    if _disfluent(fact.value, words) or _dangling(WORD.findall(fact.value)) or _deictic(words):
+        return True
+    return _no_head(fact, words) or _clause_inside(WORD.findall(fact.value))
+
+
+def _clause_inside(raw: list[str]) -> bool:
+    """A copula in the value as said makes it a clause, not a value ("too the bedrooms are too
+    small"), unless a relative word opens it ("things that are interesting")."""
+    return any(b in FINITE_COPULAS and a.casefold() not in RELATIVES for a, b in itertools.pairwise(raw))
+
+
+def _no_head(fact: Found, words: list[str]) -> bool:
+    """ "started taking my things", "I'm a half hour": the value's last word, its head, is an
+    empty noun with only a determiner before it, or for what the subject is, a measure of time
+    or amount."""
+    head = words[-1]
+    # "electronic stuff" names a kind; "my things", "the stuff" only point
+    pointing = head in EMPTY_HEADS and (len(words) == 1 or words[-2] in DETERMINERS | TASTE_FRAME)
+    return pointing or (fact.key in CLAUSE_HEADED_KEYS and head in COUNT_STOP)
 
 
 def _states_no_standing_fact(fact: Found, words: list[str], sentence: str) -> bool:
-    if fact.key in TASTE_KEYS and not _taste_object(words):
-        return True  # "I really like a lot", "I like the idea": a taste of nothing it names
+    if fact.key in TASTE_KEYS and (not _taste_object(words) or _anaphoric(fact.value)):
+        return True  # "I really like a lot", "I like the idea", "I like the show": nothing named
     # "then I started cleaning": what happened next, not what the subject does
     return bool(ONSET.match(fact.value) and STORY_STEP.search(sentence))
 
 
 def _taste_object(words: list[str]) -> list[str]:
-    """What a taste is of: its words past the frame, unless they are only empty words."""
+    """What a taste is of: its words past the frame, unless they are only empty words or a
+    quantifier ("pretty much everything")."""
     named = [w for w in words if w not in TASTE_FRAME]
-    return [] if all(w in EMPTY_KEY_WORDS or w in {"the", "a", "an"} for w in named) else named
+    empty = EMPTY_KEY_WORDS | QUANTIFIED | {"the", "a", "an"}
+    return [] if all(w in empty for w in named) else named
+
+
+def _anaphoric(value: str) -> bool:
+    """ "I like the show", "I love the space": a definite singular common noun with nothing to
+    pin it down names what the conversation was about a moment ago, not a standing taste; a
+    plural ("the mountains"), a name ("the PEOPLE magazine") or a phrase after it ("the system
+    of house arrest") names something by itself."""
+    raw = [w for w in WORD.findall(value) if w.casefold() not in TASTE_FRAME]
+    if len(raw) < 2 or raw[0].casefold() != "the":
+        return False
+    rest = list(itertools.dropwhile(lambda w: w.casefold() in TRAILING_WORDS, reversed(raw[1:])))[::-1]
+    if not rest:
+        return False
+    bare = all(w.islower() and w not in PREPOSITIONS and w not in PINNING for w in rest)
+    # a plural is generic, and so is a gerund: "I like the planting" names an activity
+    return bare and not rest[-1].endswith(("s", "ing"))
 
 
 def _empty_key(key: str) -> bool:
@@ -143,64 +192,31 @@ def _disfluent(value: str, words: list[str]) -> bool:
         return True
     verb = words[0].removesuffix("s")
     again = any(a == "i" and b.removesuffix("s") == verb for a, b in itertools.pairwise(words))
-    return again or (len(words) > 1 and words[1] == "i" and value.split(maxsplit=1)[0].islower())
+    # "I'm a I'm a second lieutenant": the opening said twice, the first time left unfinished
+    again = again or "i'm" in words
+    # "I hate to that movie": "to" before a determiner is no infinitive, so words are missing
+    garbled = words[1:2] == ["to"] and words[2:3] != [] and words[2] in DETERMINERS
+    return again or garbled or (len(words) > 1 and words[1] == "i" and value.split(maxsplit=1)[0].islower())
 
 
-def _dangling(words: list[str]) -> bool:
-    trimmed = words[:-1] if len(words) > 1 and words[-1] in TRAILING_ADDITIVE else words
-    return trimmed[-1] in DANGLING
+def _dangling(raw: list[str]) -> bool:
+    """The value ends where a phrase cannot: `raw` are its words as written."""
+    trimmed = raw[:-1] if len(raw) > 1 and raw[-1].casefold() in TRAILING_ADDITIVE else raw
+    last = trimmed[-1].casefold()
+    if last == SUBJECT_I:  # "reading books like that I just": a clause cut after its subject
+        return not (trimmed[-1] == "I" and len(trimmed) > 1 and _initial(trimmed[-2]))
+    return last in DANGLING
+
+
+def _initial(word: str) -> bool:
+    return len(word) == 1 and word.isupper()
 
 
 def _deictic(words: list[str]) -> bool:
     if any(w in DEICTIC_ANYWHERE for w in words):
         return True
-    if any(a in {"that", "this"} and b in {"and", "or", "but"} for a, b in itertools.pairwise(words)):
-        return True  # "to listen to that and catch": "that" names no thing here
-    return words[-1] in DEICTIC_AT_END and len(words) <= SHORT_VALUE_WORDS + 1
-
-
-def _around_value(fact: Found, sentence: str) -> tuple[str, str] | None:
-    """The sentence's text before the value's first words and after its last ones, when the
-    value can be found there."""
-    words = fact.value.split()
-    folded = sentence.casefold()
-    # The value may begin with a verb the sentence does not spell ("likes" for "I like"), so
-    # its last two words are looked for, or its last one.
-    tail = " ".join(words[-2:]).casefold()
-    end = folded.find(tail, fact.start)
-    if end < 0:
-        tail = words[-1].casefold()
-        end = folded.find(tail, fact.start)
-    if end < 0:
-        return None
-    head = next((w.casefold() for w in words if w.casefold() in folded[fact.start : end + 1]), tail)
-    start = folded.rfind(head, fact.start, end + len(tail))
-    return sentence[: max(start, 0)], sentence[end + len(tail) :]
-
-
-def _cut_before_object(words: list[str], after: str) -> bool:
-    """ "I like to watch, uh, CNN": a bare "to <verb>" with a filler after it lost its object."""
-    return words[-2:-1] == ["to"] and bool(RESTARTED_BY_FILLER.match(after))
-
-
-def _name_as_modifier(value: str, before: str, after: str) -> bool:
-    """ "I'm living in the T W U dorm": a name read after a preposition and followed by a plain
-    word names the dorm's owner, not the place ("Dana Lee became ..." is a name and a verb)."""
-    follows, leads = after.split()[:1], before.casefold().split()[-2:]
-    return bool(
-        follows
-        and any(w in PREPOSITIONS for w in leads)
-        and after[:1] == " "
-        and NAME_END.search(value.rstrip(" .,"))
-        and follows[0][:1].islower()
-        and follows[0].casefold().strip(",.;:!?") not in SAFE_AFTER_NAME
-    )
-
-
-def _restarted(fact: Found, sentence: str, after: str) -> bool:
-    """ "I like different, I like the anchors ...": the same opening again right after the value."""
-    opening = sentence[fact.start :].split()[:2]
-    if len(opening) < 2 or opening[0].casefold() not in {"i", "i'm", "my"}:
-        return False
-    verb = re.escape(opening[1].strip(",").casefold())
-    return bool(re.match(rf"^\s*,\s*(?:\w+\s+){{0,2}}i\s+{verb}\b", after, re.IGNORECASE))
+    if any(a in {"that", "this"} and b in POINTING_ON for a, b in itertools.pairwise(words)):
+        return True  # "to listen to that and catch", "that kind of stuff": "that" names no thing
+    # "likes to have a little there": the frame ("likes to") says nothing, so it does not count
+    told = list(itertools.dropwhile(lambda w: w in TASTE_FRAME, words)) or words
+    return words[-1] in DEICTIC_AT_END and len(told) <= SHORT_VALUE_WORDS

@@ -46,6 +46,14 @@ LEADING = re.compile(
 PROPER = re.compile(
     r"(?-i:(?:the\s+)?[A-Z][\w.'&-]*(?:\s+(?:[A-Z][\w.'&-]*|of|de|del|da|do|la|le|upon|on|am|y|&)(?=\s|$|[,.;!?]))*)"
 )
+# A value that opens by grading or hedging is a comparison without its comparand ("even more
+# common", "a little bit different") or a guess ("probably what turned me off"), not a value;
+# "very cautious" grades a value and stays one.
+HEDGED_OPENING = re.compile(
+    r"^(?:even|more|less|a\s+(?:little\s+)?bit|probably|practically|almost|nearly|"
+    r"basically|kind\s+of|sort\s+of|always|never|been|per)\b",
+    re.IGNORECASE,
+)
 ARTICLED = re.compile(r"(?:a|an|the)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}", re.IGNORECASE)
 
 
@@ -77,11 +85,14 @@ def words_of(value: str) -> list[str]:
 
 def is_value(value: str) -> bool:
     """False for what names nothing: a pronoun or a clause, a bare evaluation ("beautiful", "very
-    busy"), a negation (which states no new value), a prepositional phrase, or a whole clause."""
+    busy"), a hedged comparison ("a little bit different"), a negation (which states no new
+    value), a prepositional phrase, or a whole clause."""
     tokens = [w.strip(".,!?;:") for w in value.casefold().split()]
     if not tokens or len(tokens) > MAX_VALUE_WORDS or any(t in SECOND_PERSON for t in tokens):
         return False  # "your service": about whoever is addressed, not the subject
     first = tokens[0]
+    if HEDGED_OPENING.match(value.strip()):
+        return False
     if first in PRONOUNS or first in NEGATORS or first in PREPOSITIONS or first in {"to", "that"}:
         return first == "to" and len(tokens) > 1 and tokens[1] not in {"be", "do", "say", "think", "know"}
     evaluation = [t for t in tokens if t not in DEGREE and t not in {"and", "a"}]
