@@ -85,7 +85,7 @@ COUNT_STOP = words(
     "times question questions idea ideas thing things option options reason reasons problem "
     "problems issue issues concern concerns meeting meetings point points step steps way ways "
     "choice choices chance chances dollar dollars percent tab tabs email emails message messages "
-    "call calls comment comments request requests task tasks item items more less"
+    "call calls comment comments request requests task tasks item items more less right rights"
 )
 """Nouns that count a moment or a remark, not a possession ("I have 5 minutes")."""
 KEY_MODIFIERS = words("new current present latest actual")

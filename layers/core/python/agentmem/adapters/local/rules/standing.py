@@ -46,6 +46,7 @@ from agentmem.adapters.local.rules.lexicon import (
     DEGREE,
     DISCOURSE,
     FILLERS,
+    NUMBER_WORDS,
     PREPOSITIONS,
 )
 from agentmem.adapters.local.rules.lexicon import words as word_set
@@ -63,11 +64,20 @@ DANGLING = (
 # "I" ends no value either, except as the last initial of a name ("T I", "D I S D").
 SUBJECT_I = "i"
 # Words that leave a value pointing at something the sentence does not name.
-DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these him her hers")
+DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these him her hers ones")
 POINTING_ON = word_set("and or but kind sort type")
 FINITE_COPULAS = frozenset({"is", "are", "was", "were"})
 RELATIVES = word_set("that which who what")
 EMPTY_HEADS = word_set("thing things stuff")
+# Nouns that say nothing without their "of ..." ("I like a variety", "I'm a product myself").
+RELATIONAL_HEADS = word_set("variety kind sort type part member product bunch couple mix range combination")
+REFLEXIVES = word_set("myself ourselves himself herself themselves")
+# "the one we saw": "one" after a determiner, with a clause or nothing after it where a noun would
+# go, stands for a noun named before.
+PRO_ONE = re.compile(
+    r"\b(?:the|that|this|which|another|other) one"
+    r"(?:$|\s+(?:i|we|you|they|he|she|that|which|who|where|with|in|at|on)\b)"
+)
 DEICTIC_AT_END = word_set("that this here there one ones both")
 SHORT_VALUE_WORDS = 4  # "eating there" points away; "the stair master over there" still says much
 TRAILING_ADDITIVE = frozenset({"also", "too"})
@@ -97,6 +107,7 @@ STORY_STEP = re.compile(r"\b(?:then|when|after|before|until)\b", re.IGNORECASE)
 CUT_CONJUNCTION = re.compile(r"\s+(?:and|or|but)$", re.IGNORECASE)
 WORD = re.compile(r"[\w'-]+")
 DETERMINERS = word_set("the a an that this those these my your our his her their")
+QUANTIFIERS = word_set("some any several many few all every each")
 
 
 def admitted(fact: Found, sentence: str) -> Found | None:
@@ -144,14 +155,31 @@ def _no_head(fact: Found, words: list[str]) -> bool:
     head = words[-1]
     # "electronic stuff" names a kind; "my things", "the stuff" only point
     pointing = head in EMPTY_HEADS and (len(words) == 1 or words[-2] in DETERMINERS | TASTE_FRAME)
-    return pointing or (fact.key in CLAUSE_HEADED_KEYS and head in COUNT_STOP)
+    if pointing or (fact.key in CLAUSE_HEADED_KEYS and head in COUNT_STOP):
+        return True
+    # "I'm a product myself", "likes a variety": the head needs the "of ..." the value lost
+    kept = list(itertools.dropwhile(lambda w: w in REFLEXIVES | TRAILING_WORDS, reversed(words)))
+    return bool(kept) and kept[0] in RELATIONAL_HEADS
 
 
 def _states_no_standing_fact(fact: Found, words: list[str], sentence: str) -> bool:
     if fact.key in TASTE_KEYS and (not _taste_object(words) or _anaphoric(fact.value)):
         return True  # "I really like a lot", "I like the idea", "I like the show": nothing named
     # "then I started cleaning": what happened next, not what the subject does
-    return bool(ONSET.match(fact.value) and STORY_STEP.search(sentence))
+    return bool(ONSET.match(fact.value) and STORY_STEP.search(sentence)) or _episode(fact, words)
+
+
+def _episode(fact: Found, words: list[str]) -> bool:
+    """A start or a stop is a habit when a bare doing follows it ("quit smoking", "stopped eating
+    meat"); a doing of one particular thing is an episode of a story ("started reading the
+    newspaper", "started ordering some parts"), and a time right after the verb means the
+    habit was named elsewhere ("I quit ten years ago")."""
+    if fact.key != "activity" or len(words) < 2:
+        return False
+    done = words[1]
+    if done in NUMBER_WORDS or done.isdigit():
+        return True
+    return done.endswith("ing") and len(words) > 2 and words[2] in DETERMINERS | QUANTIFIERS
 
 
 def _taste_object(words: list[str]) -> list[str]:
@@ -215,6 +243,8 @@ def _initial(word: str) -> bool:
 def _deictic(words: list[str]) -> bool:
     if any(w in DEICTIC_ANYWHERE for w in words):
         return True
+    if PRO_ONE.search(" ".join(words)):
+        return True  # "the one we saw before", "that one": a noun named before, not here
     if any(a in {"that", "this"} and b in POINTING_ON for a, b in itertools.pairwise(words)):
         return True  # "to listen to that and catch", "that kind of stuff": "that" names no thing
     # "likes to have a little there": the frame ("likes to") says nothing, so it does not count
