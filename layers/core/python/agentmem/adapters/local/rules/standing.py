@@ -12,8 +12,9 @@ statement is checked against the sentence it came from, and refused when:
 - its value ends where a phrase cannot end (an article, a preposition, a conjunction, a particle,
   a copula, a subject pronoun: "reading books like that I just");
 - its value points at something only the conversation names (it, them, him, her, mine, those;
-  "that kind of stuff"; "that", "this", "here", "there" at the end of a short value), or its head
-  is an empty noun ("taking my things");
+  "that kind of stuff"; "ones", "the one we saw"; "that", "this", "here", "there" at the end of a
+  short value), or its head is an empty noun ("taking my things") or one that needs the "of ..."
+  it lost ("I like a variety", "I'm a product myself");
 - the value was not read whole (in_sentence.py): the phrase goes on right after it, a noun loses
   the clause it needs, a bare "to <verb>" lost its object, or the statement starts over;
 - a name is read where the sentence uses it as a modifier ("the TWU dorm");
@@ -21,7 +22,9 @@ statement is checked against the sentence it came from, and refused when:
   object or only an empty one ("I really like a lot", "I like the idea", "pretty much
   everything"), a taste of a definite singular the conversation just named ("I like the show"),
   the household's evaluation ("our dining is very limited"), or a start told as a step of a
-  story ("then I started cleaning", "I started delivering papers when I was ten");
+  story ("then I started cleaning", "I started delivering papers when I was ten"), or a start or
+  stop of one particular doing ("I started reading the newspaper") or with only a time where
+  the habit would go ("I quit ten years ago");
 - what the subject is, given as a measure ("I'm a half hour");
 - its key is made of words that name no attribute (a pronoun, a conjunction, "thing", "day").
 
