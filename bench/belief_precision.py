@@ -1,7 +1,7 @@
 """Belief precision on text nobody here wrote: every belief the projector made from the Switchboard
 conversations, beside the utterance it came from, and the share a hand label calls right.
 
-    .venv/bin/python bench/belief_precision.py [--split dev|test|beliefs|beliefs2|beliefs3|all]
+    .venv/bin/python bench/belief_precision.py [--split dev|test|beliefs|beliefs2|beliefs3|beliefs4|all]
         [--dump beliefs.json]
 
 The callers' conversations are appended and projected as bench/human_conversations.py does (the
@@ -117,7 +117,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--split", default="dev", choices=["dev", "test", "beliefs", "beliefs2", "beliefs3", "all"]
+        "--split",
+        default="dev",
+        choices=["dev", "test", "beliefs", "beliefs2", "beliefs3", "beliefs4", "all"],
     )
     parser.add_argument("--dump", type=Path, help="also write every belief with its source utterances here")
     args = parser.parse_args()

@@ -260,8 +260,8 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
     """The labels and the built corpus of each labelled subject (of `split`, or all); exits with
     how to build the corpus when it is missing."""
     labels = json.loads(LABELS.read_text(encoding="utf-8"))
-    # "all" is the dev and test question sets; the belief-precision callers ("beliefs", "beliefs2",
-    # "beliefs3") have no questions, and "test2" (held out, read once) is only ever asked for by name.
+    # "all" is the dev and test question sets; the belief-precision callers ("beliefs" to
+    # "beliefs4") have no questions, and "test2" (held out, read once) is only ever asked for by name.
     questioned = split in (None, "all")
     chosen = [
         s for s in labels["subjects"] if s["split"] == split or (questioned and s["split"] in ("dev", "test"))
