@@ -140,6 +140,8 @@ def version_of(older: str, newer: str) -> tuple[str, str, str] | None:
     version of one of `older`, else None."""
     for _, old_words, old_written in sentences(older):
         for sentence, new_words, new_written in sentences(newer):
+            if old_words[0] != new_words[0]:  # changed_span needs a shared first word: cheap to see
+                continue
             span = changed_span(old_words, new_words)
             if span is None:
                 continue
@@ -161,14 +163,19 @@ def version_of(older: str, newer: str) -> tuple[str, str, str] | None:
 def find_versions(statements: Sequence[Statement]) -> list[Version]:
     """Every (older, newer) version pair among `statements`, each older one with its latest
     newer version only. Quadratic in the statements, so callers pass the few dozen a read ranks
-    best; a pair is first screened on shared words, which most pairs fail."""
+    best; a pair is first screened on its sentences' first words (a version keeps its first
+    word) and then on shared words, which most pairs fail."""
     ordered = sorted(statements, key=lambda s: (s.said, s.item_id))
-    bags = [frozenset(w for _, ws, _ in sentences(s.text) for w in ws) for s in ordered]
+    split = [sentences(s.text) for s in ordered]
+    firsts = [frozenset(ws[0] for _, ws, _ in pieces) for pieces in split]
+    bags = [frozenset(w for _, ws, _ in pieces for w in ws) for pieces in split]
     found: dict[str, Version] = {}
     for i, old in enumerate(ordered):
         for j in range(len(ordered) - 1, i, -1):  # the latest version first
             new = ordered[j]
-            if new.event_id == old.event_id or len(bags[i] & bags[j]) < MIN_SHARED:
+            if new.event_id == old.event_id or firsts[i].isdisjoint(firsts[j]):
+                continue
+            if len(bags[i] & bags[j]) < MIN_SHARED:
                 continue
             match = version_of(old.text, new.text)
             if match is not None:
