@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from agentmem.adapters.local.thread_priority import background_nice, lower_thread_priority
 from agentmem.errors import AgentMemError
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ class MiniLmEmbedder:
         self._threads = intra_op_threads
         self._workers = workers or _default_workers()
         self._runtime: _Runtime | None = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._pools: dict[int, ThreadPoolExecutor] = {}
         self._lock = threading.Lock()
 
     @property
@@ -224,14 +225,24 @@ class MiniLmEmbedder:
         return vectors
 
     def _get_pool(self) -> ThreadPoolExecutor:
-        pool = self._pool
+        """The pool for this caller: background work's model calls (the projector's) run on
+        threads of lowered CPU priority, so they never take a core a request's thread wants; a
+        request's, on threads at normal priority."""
+        nice = background_nice()
+        pool = self._pools.get(nice)
         if pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             with self._lock:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="agentmem-minilm")
-                pool = self._pool
+                pool = self._pools.get(nice)
+                if pool is None:
+                    pool = ThreadPoolExecutor(
+                        self._workers,
+                        thread_name_prefix=f"agentmem-minilm-n{nice}",
+                        initializer=lower_thread_priority,
+                        initargs=(nice,),
+                    )
+                    self._pools[nice] = pool
         return pool
 
 
