@@ -16,6 +16,7 @@ from agentmem.api.errors import register_error_handlers
 from agentmem.api.json_body import parse_json_body
 from agentmem.api.principals import CallerRules
 from agentmem.api.routes.episodic import episodic_router
+from agentmem.semantic.foreground import Foreground
 from agentmem.wiring import Services
 
 OPENAPI_PATH = "/v1/openapi.json"
@@ -29,9 +30,10 @@ class AgentMemResolver(APIGatewayRestResolver):
     requests. Here the event and context live in a thread-local, and the local server also
     gives each in-flight request its own resolver instance for Powertools' per-instance context."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, foreground: Foreground | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._request = threading.local()
+        self._foreground = foreground
 
     @property  # type: ignore[override]
     def current_event(self) -> APIGatewayProxyEvent:
@@ -54,7 +56,12 @@ class AgentMemResolver(APIGatewayRestResolver):
         self.current_event = APIGatewayProxyEvent(dict(event), parse_json_body)
         self.lambda_context = context
         refusal = refuse_non_json(event)
-        return refusal if refusal is not None else super().resolve(event, context)
+        if refusal is not None:
+            return refusal
+        if self._foreground is None:
+            return super().resolve(event, context)
+        with self._foreground.serving():  # a background projector in this process waits
+            return super().resolve(event, context)
 
 
 def refuse_non_json(event: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -177,7 +184,9 @@ _ROUTES: dict[FunctionName, Callable[[AgentMemResolver, Services], None]] = {
 def build_resolver(services: Services, *, function: FunctionName | None = None) -> AgentMemResolver:
     """The routes of one Lambda `function`, or every route (the local server, tests). A function's
     resolver registers only its own routes, so its cold start never loads the others' modules."""
-    app = AgentMemResolver(enable_validation=True, json_body_deserializer=parse_json_body)
+    app = AgentMemResolver(
+        foreground=services.foreground, enable_validation=True, json_body_deserializer=parse_json_body
+    )
     register_error_handlers(app, procedural_enabled=services.settings.procedural_enabled)
     for name in FUNCTIONS if function is None else (function,):
         _ROUTES[name](app, services)

@@ -18,9 +18,11 @@ from agentmem.ports.projection import ProjectionStatusStore
 from agentmem.ports.semantic import LLM, BeliefIndex, BeliefStore, ErasedSubjects, PassageStore
 from agentmem.ports.vectors import VectorCache
 from agentmem.semantic.fact_types import FactTypeCatalog
+from agentmem.semantic.foreground import Foreground
 from agentmem.semantic.index_embeddings import ErasureGuardedCache
 from agentmem.semantic.projector import Applied, ErasureGuard, Projector
 from agentmem.semantic.staleness import StaleMarker
+from agentmem.semantic.yielding_llm import YieldingLLM
 
 logger = logging.getLogger(__name__)
 
@@ -71,9 +73,12 @@ class SemanticService:
             ErasureGuard(erasures.erased, purge or store.forget_subject) if erasures is not None else None
         )
 
-    def projector(self, index: BeliefIndex | None = None) -> Projector:
+    def projector(
+        self, index: BeliefIndex | None = None, *, foreground: Foreground | None = None
+    ) -> Projector:
         """A projector onto `index`, or onto the active generation, and onto the passage
-        generation of the same number. It skips erased subjects."""
+        generation of the same number. It skips erased subjects. With `foreground`, it lets the
+        requests in flight go before each event it extracts (a background worker's)."""
         target = index or self.store.active()
         passages = self.passages.generation(target.generation) if self.passages is not None else None
         # Only projection onto the live beliefs marks dependents: a shadow generation may number
@@ -81,8 +86,9 @@ class SemanticService:
         # marks nothing new: marks only ever rise).
         live = index is None or index.generation == self.store.active().generation
         stale = StaleMarker(self.dependents) if live and self.dependents is not None else None
+        llm = self.llm if foreground is None else YieldingLLM(self.llm, foreground)
         return Projector(
-            target, self.llm, self.embedder, self.fact_types, self._guard, passages, stale, self.vector_cache
+            target, llm, self.embedder, self.fact_types, self._guard, passages, stale, self.vector_cache
         )
 
     def project(self, event: Event) -> list[Applied]:

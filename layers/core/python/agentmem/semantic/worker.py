@@ -22,6 +22,7 @@ from agentmem.model.projection import ProjectionStatus
 from agentmem.ports.log import CheckpointStore, LogTail
 from agentmem.ports.semantic import BeliefIndex, RetentionSweeper
 from agentmem.semantic.backoff import Backoff, FailingLane, iso, utc_now
+from agentmem.semantic.foreground import Foreground
 from agentmem.semantic.health import prepare_for_writes, seed_probe
 from agentmem.semantic.passage_vectors import LANE_BATCH, embed_all_pending, embed_pending
 from agentmem.semantic.service import SemanticService
@@ -47,17 +48,24 @@ def drain(
     index: BeliefIndex,
     *,
     only_subject: str | None = None,
+    foreground: Foreground | None = None,
 ) -> int:
     """Project every event past `index`'s checkpoint into `index` (only `only_subject`'s when
     given, and then without moving the checkpoint); returns how many were read. Seeds the deep
     health probe into `index` first (once per index object), so a replay's new generation has
-    it before readers switch to it."""
+    it before readers switch to it. With `foreground`, the requests in flight go first: before
+    each batch is read and each event extracted (foreground.py)."""
     seed_probe(semantic, index)
     name = checkpoint_name(index.generation)
     position = 0 if only_subject is not None else checkpoints.load(name)
-    projector = semantic.projector(index)
+    projector = semantic.projector(index, foreground=foreground)
     seen = 0
-    while batch := tail.read_since(position, BATCH):
+    while True:
+        if foreground is not None:
+            foreground.pause()
+        batch = tail.read_since(position, BATCH)
+        if not batch:
+            break
         projector.project_many([e for _, e in batch if only_subject is None or e.subject_id == only_subject])
         position = batch[-1][0]
         if only_subject is None:
@@ -101,7 +109,13 @@ class ProjectorWorker:
 
     Projection and the other lanes back off apart (`backoff`, on `clock`): a model server that is
     down stops neither the skill indexes nor the passages. Projection's state goes to the
-    semantic service's status store, when it has one, stamped by `wall`."""
+    semantic service's status store, when it has one, stamped by `wall`.
+
+    `background` runs first in the daemon thread: the composition root marks the thread's model
+    calls as background work there (run at a lowered CPU priority), and with `foreground` the
+    thread's drain lets the requests in flight go first, so that a read waits neither for a core
+    nor for the interpreter behind the projection. `run_once` and `settle` run in the caller's
+    thread as asked, without either: they are the work asked for."""
 
     def __init__(
         self,
@@ -118,7 +132,12 @@ class ProjectorWorker:
         backoff: Backoff | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], datetime] = utc_now,
+        background: Callable[[], object] | None = None,
+        foreground: Foreground | None = None,
     ) -> None:
+        self._background = background
+        self._foreground = foreground
+        self._in_background = False
         self._vector_batch = vector_batch
         self._tail = tail
         self._indexes = list(indexes)
@@ -171,7 +190,14 @@ class ProjectorWorker:
             if not self._prepared:
                 prepare_for_writes(self._semantic)
                 self._prepared = True
-            read = drain(self._tail, self._semantic, self._checkpoints, self._semantic.store.active())
+            foreground = self._foreground if self._in_background else None
+            read = drain(
+                self._tail,
+                self._semantic,
+                self._checkpoints,
+                self._semantic.store.active(),
+                foreground=foreground,
+            )
         except Exception as exc:  # the log keeps every event: what failed is retried
             self.projection.failed(exc)
             self._save_status(failing=True)
@@ -248,6 +274,9 @@ class ProjectorWorker:
         return read
 
     def _run(self) -> None:
+        self._in_background = True
+        if self._background is not None:
+            self._background()
         while not self._stop.is_set():
             self._stop.wait(self.step())
 

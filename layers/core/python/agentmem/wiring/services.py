@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agentmem.procedural.review import ReviewService
     from agentmem.procedural.search import SkillSearch
     from agentmem.semantic.citations import Citations
+    from agentmem.semantic.foreground import Foreground
     from agentmem.semantic.service import SemanticService
     from agentmem.semantic.verify import Extract
     from agentmem.semantic.worker import ProjectorWorker
@@ -61,6 +62,14 @@ class Services:
     @property
     def skill_index(self) -> SkillIndex:
         return self.ports.skill_index
+
+    @cached_property
+    def foreground(self) -> Foreground:
+        """The requests this process is answering: the API counts them, and the background
+        projector lets them go first (semantic/foreground.py)."""
+        from agentmem.semantic.foreground import Foreground
+
+        return Foreground()
 
     @cached_property
     def episodic(self) -> EpisodicService:
@@ -197,6 +206,7 @@ class Services:
         skill and asset indexes current, so no request waits for indexing. It sweeps expired
         events when the tenant set a retention, and expired records of the dependents index.
         Raises UnsupportedOnBackendError on AWS, where the DynamoDB stream drives the projector."""
+        from agentmem.adapters.local.thread_priority import work_in_background
         from agentmem.semantic.worker import ProjectorWorker
 
         ports = self.ports
@@ -207,6 +217,8 @@ class Services:
             indexes=self.index_syncs(),
             retention=ports.retention_sweeper,
             expiry=ports.dependents.expire,  # kept compose reports and cache entries' records
+            background=work_in_background,
+            foreground=self.foreground,
         )
 
     def reproducible_extraction(self) -> Extract | None:
