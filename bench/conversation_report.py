@@ -120,6 +120,22 @@ def print_scale(scale: dict[str, Any]) -> None:
             for r in scale["reads"]
         ],
     )  # fmt: skip
+    if "beside" in scale:
+        beside = scale["beside"]
+        print(f"\nreads over HTTP, every source, {beside['events']:,} events projected beside (run medians)")
+        print_table(
+            ["projector thread", "p50 ms", "p99 ms", "max ms", "projection events/s"],
+            [
+                [
+                    setup,
+                    f"{s['p50_ms']:.1f}",
+                    f"{s['p99_ms']:.1f}",
+                    f"{s['max_ms']:.1f}",
+                    f"{s['events_per_s']:.1f}",
+                ]
+                for setup, s in beside["summary"].items()
+            ],
+        )
 
 
 def print_bars(bars: dict[str, Any]) -> None:

@@ -31,6 +31,7 @@ import numpy as np
 from conversation_gen import Subject, generate_subject
 from conversation_run import NO_HISTORY, READER_AGENT, WITH_HISTORY, detect_history
 from report import bar, percentile
+from scale_beside import reads_beside_projection
 from synthetic import synthetic_belief
 
 from agentmem.adapters.local.sqlite_log import SqliteEventLog
@@ -41,7 +42,7 @@ from agentmem.entrypoints.server import LocalServer
 from agentmem.model.context import ContextRequest
 from agentmem.model.events import AppendEventRequest
 from agentmem.semantic.passages import passages_of
-from agentmem.semantic.worker import ProjectorWorker
+from agentmem.semantic.worker import ProjectorWorker, checkpoint_name, passages_checkpoint_name
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
 
@@ -149,18 +150,22 @@ def _drain(worker: ProjectorWorker) -> tuple[dict[str, Any], dict[str, Any]]:
     return figures, bar(rate, PROJECT_RATE_MIN, ">=", "events/s")
 
 
+def _body(query: str, include: list[str]) -> dict[str, Any]:
+    return {
+        "subject_id": SUBJECT,
+        "session_id": "scale-reader",
+        "agent": READER_AGENT,
+        "query": query,
+        "budget_tokens": BUDGET,
+        "include": include,
+    }
+
+
 def _read(
     services: Services, client: MemoryClient, mode: str, include: list[str], questions: list[str]
 ) -> dict[str, Any]:
     def call(query: str) -> int:
-        body = {
-            "subject_id": SUBJECT,
-            "session_id": "scale-reader",
-            "agent": READER_AGENT,
-            "query": query,
-            "budget_tokens": BUDGET,
-            "include": include,
-        }
+        body = _body(query, include)
         if mode == "in-process":
             return services.context.build(ContextRequest.model_validate(body)).trace.used_tokens
         return int(client.request("POST", "/v1/context", body)["trace"]["used_tokens"])
@@ -178,9 +183,28 @@ def _read(
     }
 
 
-def run_scale(beliefs: int, passages: int, seed: int, fill: str = "project") -> dict[str, Any]:
+def _mark_projected(services: Services) -> None:
+    """With `fill="index"` the synthetic beliefs and the directly written passages stand for the
+    projection of the appended events: the checkpoint moves past them, so that a worker started
+    later projects only what is appended after."""
+    generation = services.semantic.store.active().generation
+    head = services.ports.log_tail.head_position()
+    services.ports.checkpoints.save(checkpoint_name(generation), head)
+    services.ports.checkpoints.save(passages_checkpoint_name(generation), head)
+
+
+def run_scale(
+    beliefs: int,
+    passages: int,
+    seed: int,
+    fill: str = "project",
+    beside_events: int = 1000,
+    beside_rounds: int = 1,
+) -> dict[str, Any]:
     """`fill`: "project" drains the projector over the events (timed); "index" writes their
-    passages straight into the index (see the module's docstring)."""
+    passages straight into the index (see the module's docstring). With history, the read over
+    HTTP is then measured again while `beside_events` more events are projected
+    (bench/scale_beside.py), unless that is 0."""
     print(f"\nscale: populating {beliefs:,} beliefs and {passages:,} events of one subject", flush=True)
     result: dict[str, Any] = {"beliefs": beliefs, "passages": passages, "fill": fill}
     bars: dict[str, Any] = {}
@@ -198,6 +222,7 @@ def run_scale(beliefs: int, passages: int, seed: int, fill: str = "project") -> 
             result["history_supported"] = history
             if history and fill == "index":
                 result["indexed"] = index_passages(services, seed)
+                _mark_projected(services)
                 print(f"  indexed {result['indexed']['passages']:,} passages directly", flush=True)
             elif history:
                 result["projection"], bars["scale_projection_events_per_s_with_passages"] = _drain(worker)
@@ -219,6 +244,17 @@ def run_scale(beliefs: int, passages: int, seed: int, fill: str = "project") -> 
                         f"  {mode:<10} {reads[-1]['include']:<26} p50 {reads[-1]['p50_ms']:>8.1f} ms",
                         flush=True,
                     )
+            if history and beside_events:
+
+                def read_over_http(number: int) -> None:
+                    client.request(
+                        "POST", "/v1/context", _body(questions[number % len(questions)], WITH_HISTORY)
+                    )
+
+                result["beside"], beside_bars = reads_beside_projection(
+                    services, read_over_http, events=beside_events, rounds=beside_rounds, seed=seed
+                )
+                bars.update(beside_bars)
     result["reads"] = reads
     headline = reads[-2]  # over HTTP, with every source this server has
     bars[f"scale_read_p50_ms_http_{headline['include'].replace('+', '_')}"] = bar(

@@ -20,9 +20,9 @@ Reported: evidence recall (share of the labelled evidence events that reached th
 by ids, see bench/conversation_score.py), answered (at least one evidence event reached), value
 shown, current-value accuracy for changed and corrected facts (the new value shown, on a line
 above any unlabelled old one), tokens against pasting the whole history, projection throughput,
-and with `--scale` the read latency at 10,000 beliefs and 50,000 history passages
-(bench/conversation_scale.py). Prints tables and PASS/FAIL per bar, writes
-bench/results/conversations.json, and always exits 0."""
+and with `--scale` the read latency at 10,000 beliefs and 50,000 history passages, idle and
+with a projection beside it (bench/conversation_scale.py, bench/scale_beside.py). Prints tables
+and PASS/FAIL per bar, writes bench/results/conversations.json, and always exits 0."""
 
 from __future__ import annotations
 
@@ -256,6 +256,13 @@ def main() -> None:
     parser.add_argument("--scale-beliefs", type=int, default=10_000)
     parser.add_argument("--scale-passages", type=int, default=50_000)
     parser.add_argument(
+        "--scale-beside",
+        type=int,
+        default=1000,
+        help="events projected beside the reads under load (0: none)",
+    )
+    parser.add_argument("--scale-beside-rounds", type=int, default=1)
+    parser.add_argument(
         "--scale-fill",
         choices=("project", "index"),
         default="project",
@@ -281,7 +288,14 @@ def main() -> None:
     if args.scale or args.scale_only:
         from conversation_scale import run_scale
 
-        document["scale"] = run_scale(args.scale_beliefs, args.scale_passages, args.seed, args.scale_fill)
+        document["scale"] = run_scale(
+            args.scale_beliefs,
+            args.scale_passages,
+            args.seed,
+            args.scale_fill,
+            beside_events=args.scale_beside,
+            beside_rounds=args.scale_beside_rounds,
+        )
         document["bars"].update(document["scale"]["bars"])
     if args.dataset_out:  # one subject a line: its sessions of turns and its labelled questions
         lines = [
