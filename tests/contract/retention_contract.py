@@ -22,7 +22,7 @@ from agentmem.model.beliefs import Observation
 from agentmem.model.events import BlobRef, Event, EventDraft
 from agentmem.ports.blobs import BlobStore
 from agentmem.ports.semantic import BeliefIndex, BeliefStore, ObservationSnapshot, RetentionSweeper
-from agentmem.semantic.projector import order_key
+from agentmem.semantic.event_observations import order_key
 from tests.contract.log_tail_contract import TailedLog
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

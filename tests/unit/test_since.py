@@ -16,8 +16,8 @@ from agentmem.model.events import BlobRef, Event
 from agentmem.model.watermark import Watermark
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Section
+from agentmem.semantic.event_observations import order_key
 from agentmem.semantic.fold import fold
-from agentmem.semantic.projector import order_key
 
 
 def stated(n: int, value: str, *, session: str = "s1", key: str = "risk") -> Observation:

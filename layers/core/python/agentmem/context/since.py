@@ -25,7 +25,7 @@ from agentmem.model.beliefs import Belief
 from agentmem.model.events import Event
 from agentmem.model.watermark import MAX_SHOWN, Watermark
 from agentmem.ports.semantic import BeliefIndex
-from agentmem.semantic.projector import order_key
+from agentmem.semantic.event_observations import order_key
 
 MAX_CHANGED = 200  # beliefs a since read leads with at most; more is noted, never silently cut
 

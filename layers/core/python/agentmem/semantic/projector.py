@@ -11,21 +11,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from agentmem.errors import ContentionError, VersionConflictError
-from agentmem.model.beliefs import (
-    Belief,
-    Cardinality,
-    ExtractedFact,
-    FactInput,
-    Observation,
-    Verdict,
-    member_id,
-    normalise_value,
-)
+from agentmem.model.beliefs import Belief, FactInput, Observation, Verdict, normalise_value
 from agentmem.model.events import Event
 from agentmem.model.passages import Passage
 from agentmem.ports.embedding import Embedder
 from agentmem.ports.semantic import LLM, BeliefIndex, PassageIndex
 from agentmem.ports.vectors import VectorCache
+from agentmem.semantic.event_observations import observation_of, order_key
 from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.fold import applied, fold, is_newest, step
 from agentmem.semantic.index_embeddings import IndexEmbeddings, Said
@@ -44,43 +36,6 @@ class Applied:
     doc_id: str
     verdict: Verdict
     version: int
-
-
-def order_key(event: Event) -> str:
-    """A total order over the whole log: time first, then session and seq to break ties."""
-    return f"{event.created_at}|{event.session_id}|{event.seq:012d}"
-
-
-def observation_of(
-    event: Event, fact: FactInput, fact_types: FactTypeCatalog, resolution: Resolution | None = None
-) -> Observation | None:
-    """The statement `fact` makes as `event` states it, keyed as the projector folds it: under
-    `resolution` (the key resolver's choice) when given, else under its own key; None for a key
-    the tenant refuses. Shared with verification, which must key facts the same way."""
-    if resolution is None:
-        fact_type = fact_types.get(fact.key)
-        if fact_type is None:
-            return None
-        resolution = Resolution(fact.key, fact_type.cardinality)
-    value = fact.value or fact.text
-    member = ""
-    if resolution.cardinality is Cardinality.SET:
-        member = fact.member or member_id(value)
-    return Observation(
-        subject_id=event.subject_id,
-        key=resolution.key,
-        member=member,
-        text=fact.text,
-        value=value,
-        order=order_key(event),
-        event_id=event.event_id,
-        session_id=event.session_id,
-        seq=event.seq,
-        stated_at=event.created_at,
-        proposed_key=resolution.proposed_key,
-        key_reason=resolution.reason,
-        replaces=fact.replaces if isinstance(fact, ExtractedFact) else None,
-    )
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from agentmem.model.events import Event
 from agentmem.ports.semantic import BeliefIndex, PassageIndex
+from agentmem.semantic.event_observations import order_key
 from agentmem.semantic.health import PROBE_SUBJECT, seed_probe
 from agentmem.semantic.passages import passages_of
-from agentmem.semantic.projector import order_key
 from agentmem.semantic.service import SemanticService
 
 logger = logging.getLogger(__name__)

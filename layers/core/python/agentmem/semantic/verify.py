@@ -26,8 +26,8 @@ from agentmem.model.beliefs import Belief, FactInput, Provenance, normalise_valu
 from agentmem.model.events import Event
 from agentmem.ports.log import EventLog, LogTail
 from agentmem.ports.semantic import BeliefIndex
+from agentmem.semantic.event_observations import observation_of
 from agentmem.semantic.fact_types import FactTypeCatalog
-from agentmem.semantic.projector import observation_of
 
 Extract = Callable[[Event], Sequence[FactInput]]
 Identity = tuple[str, str, str]  # (subject, key, member): one chain
