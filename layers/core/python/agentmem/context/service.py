@@ -7,16 +7,12 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentmem.context.episodic_candidates import SessionRanking, episodic_candidates, rank_session
-from agentmem.context.history_candidates import HistorySearch, history_candidates
+from agentmem.context.history_candidates import HistorySearch
+from agentmem.context.history_section import with_history
 from agentmem.context.one_ranking import capped_beliefs, event_similarity, one_ranking
 from agentmem.context.response import context_items, episodic_window, source_shares
 from agentmem.context.retirements import Retired
-from agentmem.context.semantic_candidates import (
-    among_passages,
-    search_keywords,
-    semantic_candidates,
-    with_later_labels,
-)
+from agentmem.context.semantic_candidates import among_passages, search_keywords, semantic_candidates
 from agentmem.context.session_window import SessionWindow, SessionWindows
 from agentmem.context.since_lead import origin
 from agentmem.context.since_read import SinceRead, since_sections, trace_of_since
@@ -35,7 +31,6 @@ from agentmem.model.projection import ProjectionLag
 from agentmem.packing.engine import pack
 from agentmem.packing.model import Candidate, Dropped, Packed, Section
 from agentmem.ports.log import EventLog
-from agentmem.ports.semantic import BeliefIndex
 from agentmem.ports.tokens import EncodingName
 from agentmem.procedural.search import SkillSearch, StaleLookup
 from agentmem.semantic.service import SemanticService
@@ -110,40 +105,6 @@ class ContextService:
             return
         if not self._log.has_subject(subject_id):
             raise NotFoundError(f"no memory of subject {subject_id}", field="subject_id")
-
-    @staticmethod
-    def _history(
-        history: HistorySearch,
-        request: ContextRequest,
-        index: BeliefIndex | None,
-        beliefs: list[Belief],
-        standing: list[Belief],
-        notes: list[str],
-        candidates: list[Candidate],
-        session: Future[tuple[SessionWindow, SessionRanking]] | None,
-    ) -> tuple[list[Candidate], list[Dropped], Retired]:
-        """The candidates so far with the history's after them, what the history left out
-        (`standing`: the beliefs a passage may be dropped for), and what its passages say is over."""
-        said_after = history.said_after(beliefs)
-        hits, _ = history.result().of_session(request.session_id)
-        in_session = [r for t in session.result()[0].events for r in t.retired] if session is not None else []
-        found = history_candidates(
-            hits,
-            index,
-            beliefs,
-            request.subject_id,
-            said_after.result(),
-            in_session,
-            standing={b.doc_id for b in standing},
-        )
-        notes.append(f"history: {len(found.candidates)} passage(s) of earlier sessions ranked; {found.note}")
-        pending = hits.pending_vectors
-        if pending:
-            notes.append(
-                f"history: {pending} passage(s) not embedded yet: found by keyword only, not by meaning"
-            )
-        candidates = with_later_labels(candidates, beliefs, found.retired) + found.candidates
-        return candidates, found.dropped, found.retired
 
     def _add_skills(self, request: ContextRequest, candidates: list[Candidate], notes: list[str]) -> bool:
         """Whether skills are a source of this read (their candidates added to `candidates`)."""
@@ -243,7 +204,7 @@ class ContextService:
             if not found.candidates and not index.current(request.subject_id):
                 self._require_known_subject(request.subject_id, session, history)
         if history is not None:
-            candidates, dropped, retired = self._history(
+            candidates, dropped, retired = with_history(
                 history, request, index, beliefs, shown, notes, candidates, session
             )
         window, ranking = session.result() if session is not None else (None, None)
