@@ -137,7 +137,6 @@ class ProjectorWorker:
     ) -> None:
         self._background = background
         self._foreground = foreground
-        self._in_background = False
         self._vector_batch = vector_batch
         self._tail = tail
         self._indexes = list(indexes)
@@ -190,7 +189,8 @@ class ProjectorWorker:
             if not self._prepared:
                 prepare_for_writes(self._semantic)
                 self._prepared = True
-            foreground = self._foreground if self._in_background else None
+            in_background = threading.current_thread() is self._thread  # not run_once's caller
+            foreground = self._foreground if in_background else None
             read = drain(
                 self._tail,
                 self._semantic,
@@ -274,7 +274,6 @@ class ProjectorWorker:
         return read
 
     def _run(self) -> None:
-        self._in_background = True
         if self._background is not None:
             self._background()
         while not self._stop.is_set():
