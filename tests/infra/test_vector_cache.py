@@ -19,7 +19,7 @@ from agentmem.adapters.aws.dynamodb_vector_cache import DynamoDbVectorCache
 from tests.aws_fixtures import create_vector_table, use_fake_aws_environment
 from tests.contract.vector_cache_contract import MODEL, SINGLE, digest
 from tests.infra.conftest import Synth, log_table, only, vector_table
-from tests.infra.test_dependents import Call, _allows, _statements
+from tests.infra.test_dependents import Call, _allows, _role_statements, _statements
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -117,6 +117,15 @@ def test_the_projector_and_the_replay_worker_may_read_write_and_forget_cached_ve
     assert sorted((a, sorted(k)) for a, k in calls if not _allows(statements, table_id, (a, k))) == []
 
 
+def test_the_operator_embeds_through_the_cache_as_the_projector_does(
+    acme: Synth, dynamodb: DynamoDBClient
+) -> None:
+    """Catch-up and redrive run the projector's code with its settings, from a workstation."""
+    table_id, _ = vector_table(acme)
+    statements = _role_statements(acme, "ReplayOperatorRole")
+    assert all(_allows(statements, table_id, call) for call in _calls(dynamodb, _projecting))
+
+
 def test_the_erasure_function_may_forget_cached_vectors_and_not_read_them(
     acme: Synth, dynamodb: DynamoDBClient
 ) -> None:
@@ -141,5 +150,6 @@ def test_no_function_may_touch_another_tenants_vectors(acme: Synth) -> None:
     table_id, _ = vector_table(acme)
     other: list[Call] = [("dynamodb:BatchWriteItem", frozenset({f"T#globex#V#{MODEL}#{digest('a')}"})),
                          ("dynamodb:Query", frozenset({"T#globex#OWNS#priya"}))]  # fmt: skip
-    for description in [*CACHERS, "agentmem erasure:"]:
-        assert not any(_allows(_statements(acme, description), table_id, call) for call in other)
+    for statements in [*(_statements(acme, d) for d in [*CACHERS, "agentmem erasure:"]),
+                       _role_statements(acme, "ReplayOperatorRole")]:  # fmt: skip
+        assert not any(_allows(statements, table_id, call) for call in other)
