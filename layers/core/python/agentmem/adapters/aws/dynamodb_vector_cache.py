@@ -84,10 +84,9 @@ class DynamoDbVectorCache:
             owners[(self._owns_pk(subject), entry)] = {"entity": {"S": "vector_owns"}}
             owners[(vector_pk, OWNER_PREFIX + subject)] = {"entity": {"S": "vector_owner"}}
             held[vector_pk] = {"entity": {"S": "vector"}, "vector": {"B": encode(vector)}}
-        items = [({**self._key(pk, sk), **rest}) for (pk, sk), rest in owners.items()]
-        items += [{**self._key(pk, VECTOR_SK), **rest} for pk, rest in held.items()]
-        writes: list[WriteRequestTypeDef] = [{"PutRequest": {"Item": item}} for item in items]
-        batch_write(self._client, self._table, writes, "cache vectors")
+        # Every owner is written before any vector: a put cut short leaves no vector unowned.
+        self._put([{**self._key(pk, sk), **rest} for (pk, sk), rest in owners.items()])
+        self._put([{**self._key(pk, VECTOR_SK), **rest} for pk, rest in held.items()])
         return len(vectors)
 
     def forget_subject(self, subject_id: str) -> int:
@@ -132,6 +131,10 @@ class DynamoDbVectorCache:
             "Limit": 1,
         }
         return next(query_pages(self._client, query, "read vector owners"), None) is not None
+
+    def _put(self, items: list[Item]) -> None:
+        writes: list[WriteRequestTypeDef] = [{"PutRequest": {"Item": item}} for item in items]
+        batch_write(self._client, self._table, writes, "cache vectors")
 
     def _delete(self, keys: list[Item], action: str) -> None:
         writes: list[WriteRequestTypeDef] = [{"DeleteRequest": {"Key": key}} for key in keys]
