@@ -1,4 +1,4 @@
-"""Shared moto setup: the log table and blob bucket exactly as the CDK stack defines them."""
+"""Shared moto setup: the log table, vector table and blob bucket exactly as the CDK stack defines them."""
 
 from __future__ import annotations
 
@@ -48,6 +48,20 @@ def create_log_table(client: DynamoDBClient, name: str) -> str:
     )
     client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10})
     return response["TableDescription"].get("LatestStreamArn", "")
+
+
+def create_vector_table(client: DynamoDBClient, name: str) -> None:
+    """The vector cache table: `pk` + `sk` strings, on demand, no stream (infra/constructs/storage.py)."""
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10})
 
 
 def fake_log_table(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[DynamoDBClient]:

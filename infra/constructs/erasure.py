@@ -75,6 +75,7 @@ class ErasureFunction(Construct):
                 "AGENTMEM_TABLE_NAME": storage.table.table_name,
                 "AGENTMEM_BUCKET_NAME": storage.bucket.bucket_name,
                 "AGENTMEM_ERASURE_QUEUE_URL": self.queue.queue_url,
+                **storage.vector_environment,  # the cached_vectors tier
                 **vectors.environment,  # it calls no model: erasure embeds and extracts nothing
             },
             memory_size=1024,
@@ -85,6 +86,8 @@ class ErasureFunction(Construct):
         storage.grant_blob_erase(role)
         # The beliefs tier marks every use of the subject stale (`erased`) before removing them.
         storage.grant_dependents_mark(role)
+        # The cached_vectors tier: the subject's vectors that nobody else said go with it.
+        storage.grant_vector_forget(role)
         acknowledge(
             self.function,
             "AwsSolutions-IAM5",

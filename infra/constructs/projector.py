@@ -116,6 +116,7 @@ class Projector(Construct):
             environment={
                 "AGENTMEM_TABLE_NAME": storage.table.table_name,
                 "AGENTMEM_BUCKET_NAME": storage.bucket.bucket_name,
+                **storage.vector_environment,
                 **vectors.environment,
                 **models.environment,
             },
@@ -130,6 +131,9 @@ class Projector(Construct):
         storage.grant_status_write(projector.role)
         # The projection step that moves a belief marks what was built on it (docs/stale-dependents.md).
         storage.grant_dependents_mark(projector.role)
+        # Texts embedded before (a redelivered batch, a repeated phrase) are not embedded again; a
+        # subject erased while its batch was embedding is forgotten from the cache again.
+        storage.grant_vector_cache(projector.role)
         return projector
 
     def _subscribe(self, storage: Storage) -> None:

@@ -150,6 +150,7 @@ class Replay(Construct):
                 "AGENTMEM_TABLE_NAME": self._storage.table.table_name,
                 "AGENTMEM_BUCKET_NAME": self._storage.bucket.bucket_name,
                 "AGENTMEM_REPLAY_BUCKET": self.bucket.bucket_name,
+                **self._storage.vector_environment,
                 **vectors.environment,
                 **models.environment,
             },
@@ -174,6 +175,8 @@ class Replay(Construct):
         for model_id in self._config.replay_models or []:
             BedrockModels(embedding_model=model_id, llm_model=model_id).grant_invoke(role, worker)
         self._storage.grant_tombstone_read(role)  # erased subjects stay out of every generation
+        # A replay embeds the whole log again: every text the live projector embedded is a hit.
+        self._storage.grant_vector_cache(role)
         return worker
 
     # -- permissions --------------------------------------------------------------------------

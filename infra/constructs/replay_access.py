@@ -82,6 +82,7 @@ def grant_operator(
     storage.grant_tombstone_read(role)
     storage.grant_library_read(role)
     storage.grant_dependents_mark(role)  # catch-up and redrive move live beliefs, as the projector does
+    storage.grant_vector_cache(role)  # and embed through the projector's vector cache
     vectors.grant_write(role)
     models.grant_invoke(role, role)
     acknowledge(

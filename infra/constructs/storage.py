@@ -1,4 +1,5 @@
-"""Durable tenant data: the episodic log table and the blob bucket (plus the bucket's access-log bucket)."""
+"""Durable tenant data: the episodic log table and the blob bucket (plus the bucket's access-log bucket),
+and beside them the projection's vector cache table."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.config import TenantConfig
+from infra.nag import acknowledge
 
 ACCESS_LOG_RETENTION = cdk.Duration.days(90)
 # TransactWriteItems needs no action of its own: IAM checks Put/Update/ConditionCheck per item in it.
@@ -43,6 +45,11 @@ NONCURRENT_VERSION_DAYS = 30
 # marks each use with a conditional UpdateItem in DEP; recording reads a dependent's DEP
 # partition and rewrites both sides with BatchWriteItem (which deletes uses no longer cited).
 DEPENDENTS_KINDS = ("DEP", "CITED")
+# The vector cache (agentmem.adapters.aws.dynamodb_vector_cache): projection reads and writes it,
+# and forgets an erased subject's vectors with a Query and BatchWriteItem deletes; an erasure only
+# forgets. No function gets Scan, and no other table action.
+VECTOR_CACHE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:Query")
+VECTOR_FORGET_ACTIONS = ("dynamodb:BatchWriteItem", "dynamodb:Query")
 LOG_READ_APPEND_ACTIONS = (
     *LOG_READ_ACTIONS,
     "dynamodb:PutItem",
@@ -92,6 +99,7 @@ class Storage(Construct):
         self._config = config
         self._removal_policy = cdk.RemovalPolicy.RETAIN if config.retain else cdk.RemovalPolicy.DESTROY
         self.table = self._build_table()
+        self.vector_table = self._build_vector_table()
         self.access_log_bucket = self._build_access_log_bucket()
         self.bucket = self._build_blob_bucket(self.access_log_bucket)
 
@@ -116,6 +124,33 @@ class Storage(Construct):
             deletion_protection=self._config.retain,
             removal_policy=self._removal_policy,
         )
+
+    def _build_vector_table(self) -> dynamodb.Table:
+        """Vectors projection computed, by model and content hash, with their owners. Not in the log's
+        table: its stream would carry every vector to the projector's filters. No point-in-time
+        recovery: a cache is rebuilt by embedding again, and a backup would keep an erased subject's
+        vectors restorable for 35 days. Not deletion protected either: it is no source of truth."""
+        table = dynamodb.Table(
+            self,
+            "VectorTable",
+            partition_key=dynamodb.Attribute(name="pk", type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name="sk", type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            removal_policy=self._removal_policy,
+        )
+        acknowledge(
+            table,
+            "AwsSolutions-DDB3",
+            "A cache of vectors that embedding rebuilds; a point-in-time backup would keep erased "
+            "subjects' vectors restorable after their erasure.",
+        )
+        return table
+
+    @property
+    def vector_environment(self) -> dict[str, str]:
+        """What a function that uses the vector cache is told; without it, it embeds without one."""
+        return {"AGENTMEM_VECTOR_TABLE_NAME": self.vector_table.table_name}
 
     def _build_access_log_bucket(self) -> s3.Bucket:
         # Needs no access logs of its own: cdk-nag (S1) accepts a bucket that is another bucket's log target.
@@ -192,11 +227,25 @@ class Storage(Construct):
         self._grant_where(grantee, ("dynamodb:GetItem", "dynamodb:Query"), self.tenant_partitions("DEP"))
         self._grant_where(grantee, ("dynamodb:BatchWriteItem",), self.tenant_partitions(*DEPENDENTS_KINDS))
 
-    def _grant_where(self, grantee: iam.IGrantable, actions: tuple[str, ...], partitions: list[str]) -> None:
+    def grant_vector_cache(self, grantee: iam.IGrantable) -> None:
+        """Read, write and forget cached vectors (projection and replay), in this tenant's keys."""
+        self._grant_where(grantee, VECTOR_CACHE_ACTIONS, [f"T#{self._config.tenant}#*"], self.vector_table)
+
+    def grant_vector_forget(self, grantee: iam.IGrantable) -> None:
+        """Forget an erased subject's cached vectors (the erasure function); never read one."""
+        self._grant_where(grantee, VECTOR_FORGET_ACTIONS, [f"T#{self._config.tenant}#*"], self.vector_table)
+
+    def _grant_where(
+        self,
+        grantee: iam.IGrantable,
+        actions: tuple[str, ...],
+        partitions: list[str],
+        table: dynamodb.ITable | None = None,
+    ) -> None:
         grantee.grant_principal.add_to_principal_policy(
             iam.PolicyStatement(
                 actions=list(actions),
-                resources=[self.table.table_arn],
+                resources=[(table or self.table).table_arn],
                 conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": partitions}},
             )
         )

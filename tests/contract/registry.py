@@ -86,8 +86,7 @@ SUITES: dict[str, Suite] = {
     "ObservationSnapshot": Suite(ObservationSnapshotContract, ("SqliteObservationSnapshot",)),
     # Local only, like replay itself: AWS has no shadow build yet (docs/shadow-replay.md).
     "ShadowLedger": Suite(ShadowLedgerContract, ("SqliteShadowLedger",)),
-    # Local only for now: on AWS projection embeds without a cache (docs/benchmarks.md, projection).
-    "VectorCache": Suite(VectorCacheContract, ("SqliteVectorCache",)),
+    "VectorCache": Suite(VectorCacheContract, ("SqliteVectorCache", "DynamoDbVectorCache")),
     # The inspector's two ways to reach the API: in process through the resolver, or over HTTP.
     "Transport": Suite(TransportContract, ("ResolverTransport", "ClientTransport")),
 }

@@ -13,7 +13,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from agentmem.adapters.aws import dynamodb_vector_cache
 from agentmem.adapters.aws.dynamodb_log import DynamoDbEventLog
+from agentmem.adapters.aws.dynamodb_vector_cache import DynamoDbVectorCache
 from agentmem.adapters.aws.s3_blobs import S3BlobStore
 from agentmem.errors import ContentionError, NotFoundError
 from agentmem.ports.blobs import BlobStore
@@ -21,17 +23,20 @@ from agentmem.ports.log import EventLog
 from tests.aws_fixtures import (
     create_blob_bucket,
     create_log_table,
+    create_vector_table,
     serialize_moto_requests,
     use_fake_aws_environment,
 )
 from tests.contract.blob_store_contract import BlobStoreContract
 from tests.contract.event_log_contract import EventLogContract, LogFactory, draft
+from tests.contract.vector_cache_contract import MODEL, SINGLE, CacheFactory, VectorCacheContract, digest
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_s3.client import S3Client
 
 TABLE = "agentmem-log"
+VECTOR_TABLE = "agentmem-vectors"
 BUCKET = "agentmem-blobs"
 
 
@@ -55,6 +60,50 @@ def s3(aws: None) -> S3Client:
     client = boto3.client("s3")
     create_blob_bucket(client, BUCKET)
     return client
+
+
+@pytest.fixture
+def vector_table(aws: None) -> DynamoDBClient:
+    client = boto3.client("dynamodb")
+    create_vector_table(client, VECTOR_TABLE)
+    return client
+
+
+class TestDynamoDbVectorCache(VectorCacheContract):
+    @pytest.fixture
+    def make_cache(self, vector_table: DynamoDBClient) -> CacheFactory:
+        return lambda tenant: DynamoDbVectorCache(VECTOR_TABLE, tenant, client=vector_table)
+
+    def test_items_follow_the_stack_layout(self, vector_table: DynamoDBClient) -> None:
+        cache = DynamoDbVectorCache(VECTOR_TABLE, "acme", client=vector_table)
+        a = digest("a")
+        cache.put(MODEL, {("priya", a): SINGLE})
+        items = {(i["pk"]["S"], i["sk"]["S"]): i for i in vector_table.scan(TableName=VECTOR_TABLE)["Items"]}
+        vector_pk = f"T#acme#V#{MODEL}#{a}"
+        assert set(items) == {
+            (vector_pk, "VECTOR"),
+            (vector_pk, "OWNER#priya"),
+            ("T#acme#OWNS#priya", f"{MODEL}#{a}"),
+        }
+        # float32 bytes behind a one-byte tag: 4 floats in 17 bytes, not a list of numbers
+        assert len(items[(vector_pk, "VECTOR")]["vector"]["B"]) == 1 + 4 * len(SINGLE)
+
+    def test_forgetting_the_last_owner_leaves_no_item_of_the_subject(
+        self, vector_table: DynamoDBClient, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # More entries than one forget chunk, each its own vector, one of them also sam's.
+        monkeypatch.setattr(dynamodb_vector_cache, "FORGET_CHUNK", 4)
+        cache = DynamoDbVectorCache(VECTOR_TABLE, "acme", client=vector_table)
+        held = {("priya", digest(f"t{i}")): SINGLE for i in range(10)}
+        cache.put(MODEL, {**held, ("sam", digest("t0")): SINGLE})
+        assert cache.forget_subject("priya") == 10
+        left = {(i["pk"]["S"], i["sk"]["S"]) for i in vector_table.scan(TableName=VECTOR_TABLE)["Items"]}
+        entry = f"{MODEL}#{digest('t0')}"
+        assert left == {
+            (f"T#acme#V#{entry}", "VECTOR"),
+            (f"T#acme#V#{entry}", "OWNER#sam"),
+            ("T#acme#OWNS#sam", entry),
+        }
 
 
 class TestDynamoDbEventLog(EventLogContract):

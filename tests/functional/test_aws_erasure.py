@@ -27,11 +27,16 @@ from agentmem.semantic.fact_types import FactTypeCatalog
 from agentmem.semantic.service import SemanticService
 from agentmem.settings import Settings
 from agentmem.wiring import Services, bootstrap
-from tests.aws_fixtures import create_blob_bucket, create_log_table, use_fake_aws_environment
+from tests.aws_fixtures import (
+    create_blob_bucket,
+    create_log_table,
+    create_vector_table,
+    use_fake_aws_environment,
+)
 from tests.conftest import FakeLambdaContext
 from tests.unit.test_opensearch_beliefs import ACK, FakeConnection
 
-TABLE, BUCKET = "agentmem-acme-log", "agentmem-acme-blobs"
+TABLE, BUCKET, VECTORS = "agentmem-acme-log", "agentmem-acme-blobs", "agentmem-acme-vectors"
 ALICE, BOB = "zqalicemarkerzq", "zqbobmarkerzq"
 SHARED = "A shared market report, long enough for the blob store. " * 20
 CODE = f'def alice_budget(rows):\n    """Sum {ALICE} spending."""\n    return sum(rows)\n'
@@ -160,6 +165,34 @@ def test_erasure_leaves_nothing_of_the_subject_in_the_table_the_bucket_or_the_in
     assert erasing[1].body == {
         "query": {"bool": {"filter": [{"term": {"tenant_id": "acme"}}, {"term": {"subject_id": "alice"}}]}}
     }
+
+
+def test_with_a_vector_table_the_erasure_forgets_what_only_the_subject_said(
+    aws: None, search: FakeConnection
+) -> None:
+    """The erasure function is told the vector table (infra/constructs/erasure.py): its
+    cached_vectors tier drops her vectors and keeps the one bob said too."""
+    create_vector_table(boto3.client("dynamodb"), VECTORS)
+    services = wire(aws_settings(vector_table_name=VECTORS), search)
+    cache = services.ports.vector_cache
+    assert cache is not None
+    store = services.semantic.store
+    services.__dict__["semantic"] = SemanticService(
+        store, RulesLLM(), NoEmbedder(), FactTypeCatalog([]), erasures=services.ports.erasure_ledger,
+        vector_cache=cache,
+    )  # fmt: skip
+    say(services, "alice-s1", "alice", f"Alice {ALICE} earns well.")
+    own, shared = "ab" * 32, "cd" * 32
+    cache.put("m@4", {("alice", own): [0.5] * 4, ("alice", shared): [0.25] * 4, ("bob", shared): [0.25] * 4})
+    search.replies.extend([ACK, deleted(0), ACK, deleted(0)])
+
+    record = services.erasure.erase("alice")
+
+    assert record.state == "done", record
+    assert record.tiers["cached_vectors"].removed == 2
+    assert cache.get("m@4", [own, shared]) == {shared: [0.25] * 4}
+    items = str(boto3.client("dynamodb").scan(TableName=VECTORS)["Items"])  # vectors are bytes
+    assert "alice" not in items and "bob" in items
 
 
 def test_after_the_erasure_an_append_about_the_subject_cannot_commit(

@@ -9,7 +9,7 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
-from aws_cdk.assertions import Template
+from aws_cdk.assertions import Match, Template
 
 from infra.paths import CDK_JSON
 from infra.stack import TenantStack, build_tenant_app
@@ -62,6 +62,17 @@ def only(resources: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The single (logical id, resource) in `resources`; fails loudly if there are zero or several."""
     assert len(resources) == 1, f"expected exactly one resource, got {sorted(resources)}"
     return next(iter(resources.items()))
+
+
+def log_table(synth: Synth) -> tuple[str, dict[str, Any]]:
+    """The log table: the one with a stream (the vector cache's table has none)."""
+    return only(synth.resources("AWS::DynamoDB::Table", {"StreamSpecification": Match.any_value()}))
+
+
+def vector_table(synth: Synth) -> tuple[str, dict[str, Any]]:
+    """The vector cache's table: the one without a stream."""
+    tables = synth.resources("AWS::DynamoDB::Table")
+    return only({k: v for k, v in tables.items() if "StreamSpecification" not in v["Properties"]})
 
 
 @pytest.fixture(scope="session")

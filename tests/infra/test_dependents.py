@@ -17,7 +17,7 @@ from aws_cdk.assertions import Match
 from agentmem.adapters.aws.dynamodb_dependents import DynamoDbDependentsIndex
 from agentmem.model.dependents import BeliefRef, BeliefUse
 from tests.aws_fixtures import fake_log_table
-from tests.infra.conftest import Synth, only
+from tests.infra.conftest import Synth, log_table, only
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -136,7 +136,7 @@ MARKERS = ["agentmem projector:", "agentmem erasure:"]
 def test_skills_and_compose_may_record_read_and_forget_dependents(
     acme: Synth, dynamodb: DynamoDBClient, description: str
 ) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     statements = _statements(acme, description)
     calls = _calls(dynamodb, _recording)
     assert {a for a, _ in calls} >= {"dynamodb:BatchWriteItem", "dynamodb:Query", "dynamodb:GetItem"}
@@ -151,7 +151,7 @@ def test_the_read_function_may_look_up_the_stale_guidance_a_context_read_places(
     acme: Synth, dynamodb: DynamoDBClient
 ) -> None:
     """It serves `POST /v1/context`, whose skills source asks which found guidance is stale."""
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     statements = _statements(acme, "agentmem read path")
     calls = _calls(dynamodb, lambda index: index.stale_of_many(["guidance:g", "guidance:h"]))
     assert {a for a, _ in calls} == {"dynamodb:Query"}
@@ -162,7 +162,7 @@ def test_the_read_function_may_look_up_the_stale_guidance_a_context_read_places(
 def test_the_projector_and_the_erasure_may_mark_dependents_and_nothing_more(
     acme: Synth, dynamodb: DynamoDBClient, description: str
 ) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     statements = _statements(acme, description)
     calls = _calls(dynamodb, _marking)
     assert {action for action, _ in calls} == {"dynamodb:Query", "dynamodb:UpdateItem"}
@@ -173,7 +173,7 @@ def test_the_projector_and_the_erasure_may_mark_dependents_and_nothing_more(
 
 
 def test_the_operator_marks_what_catch_up_and_redrive_move(acme: Synth, dynamodb: DynamoDBClient) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     statements = _role_statements(acme, "ReplayOperatorRole")
     assert all(_allows(statements, table_id, call) for call in _calls(dynamodb, _marking))
     recorded = _calls(dynamodb, _recording)
@@ -182,7 +182,7 @@ def test_the_operator_marks_what_catch_up_and_redrive_move(acme: Synth, dynamodb
 
 def test_one_statement_grants_a_batch_over_both_partitions(acme: Synth) -> None:
     """A recording batch mixes DEP and CITED keys; split over two statements, IAM refuses it."""
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     batch = ("dynamodb:BatchWriteItem", frozenset({"T#acme#DEP#guidance:g", "T#acme#CITED#priya"}))
     composer = _statements(acme, "composer")
     assert _allows(composer, table_id, batch)
@@ -190,7 +190,7 @@ def test_one_statement_grants_a_batch_over_both_partitions(acme: Synth) -> None:
 
 
 def test_no_function_may_touch_another_tenants_dependents(acme: Synth) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     other = [("dynamodb:UpdateItem", frozenset({"T#globex#DEP#guidance:g"})),
              ("dynamodb:BatchWriteItem", frozenset({"T#globex#CITED#priya"}))]  # fmt: skip
     for description in [*RECORDERS, *MARKERS]:

@@ -8,7 +8,7 @@ import json
 import pytest
 from aws_cdk.assertions import Match
 
-from tests.infra.conftest import Synth, api_routes, only, synthesize
+from tests.infra.conftest import Synth, api_routes, log_table, only, synthesize
 
 # Same worker as test_stack.py: see the note there.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
@@ -61,7 +61,7 @@ def test_dev_stack_deletes_every_stateful_resource(dev: Synth) -> None:
 
 
 def test_dev_stack_table_has_no_deletion_protection(dev: Synth) -> None:
-    _, table = only(dev.resources("AWS::DynamoDB::Table"))
+    _, table = log_table(dev)
     assert table["Properties"]["DeletionProtectionEnabled"] is False
 
 

@@ -12,7 +12,7 @@ from aws_cdk.assertions import Match
 
 from infra.constructs.bedrock import split_profile
 from infra.constructs.vectors import domain_name
-from tests.infra.conftest import Synth, only
+from tests.infra.conftest import Synth, log_table, only, vector_table
 
 # Shares the session-scoped `acme` synth with test_stack.py (see the note there).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
@@ -77,7 +77,7 @@ def _projectors(resources: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_stream_mapping_never_lets_a_poison_record_block_the_shard(acme: Synth) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     queue_id, _ = only(_projectors(acme.resources("AWS::SQS::Queue")))
     function_id, _ = _function(acme, "projector")
     _, mapping = only(_projectors(acme.resources("AWS::Lambda::EventSourceMapping")))
@@ -143,13 +143,15 @@ def test_projector_runtime_and_sizing(projector: dict[str, Any]) -> None:
 
 
 def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
+    vector_table_id, _ = vector_table(acme)
     bucket_id, _ = only(acme.resources("AWS::S3::Bucket", {"VersioningConfiguration": Match.any_value()}))
     assert projector["Environment"]["Variables"] == {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_TENANT_ID": "acme",
         "AGENTMEM_PROCEDURAL_ENABLED": "true",
         "AGENTMEM_TABLE_NAME": {"Ref": table_id},
+        "AGENTMEM_VECTOR_TABLE_NAME": {"Ref": vector_table_id},
         "AGENTMEM_BUCKET_NAME": {"Ref": bucket_id},
         "AGENTMEM_OPENSEARCH_URL": _endpoint_url(acme),
         "AGENTMEM_BEDROCK_EMBEDDING_MODEL": "amazon.titan-embed-text-v2:0",
@@ -164,7 +166,7 @@ def test_projector_environment(acme: Synth, projector: dict[str, Any]) -> None:
 def test_projector_reads_the_stream_and_writes_only_its_status_item_of_the_table(
     acme: Synth, projector: dict[str, Any]
 ) -> None:
-    table_id, _ = only(acme.resources("AWS::DynamoDB::Table"))
+    table_id, _ = log_table(acme)
     statements = _statements(acme, projector)
     assert _actions(statements) == {
         "logs:CreateLogStream",
@@ -185,7 +187,10 @@ def test_projector_reads_the_stream_and_writes_only_its_status_item_of_the_table
         "dynamodb:BatchGetItem",
         "dynamodb:PutItem",  # the projection status item only
         "dynamodb:UpdateItem",  # marking dependents stale, in the dependents index only
+        "dynamodb:BatchWriteItem",  # the vector cache's own table only (test_vector_cache.py)
     }
+    (cache,) = [s for s in statements if "dynamodb:BatchWriteItem" in s["Action"]]
+    assert cache["Resource"] == {"Fn::GetAtt": [vector_table(acme)[0], "Arn"]}
     (status,) = [s for s in statements if s["Action"] == "dynamodb:PutItem"]
     assert status["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#acme#STATUS#*"]}}
     (marks,) = [s for s in statements if s["Action"] == "dynamodb:UpdateItem"]

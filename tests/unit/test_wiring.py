@@ -79,3 +79,13 @@ def test_each_factory_builds_every_port_the_root_names(factory: type) -> None:
         wanted = inspect.signature(getattr(BackendFactory, name)).parameters
         built = inspect.signature(getattr(factory, name)).parameters
         assert list(built) == list(wanted), name
+
+
+def test_the_aws_backend_caches_vectors_only_where_the_stack_names_a_table() -> None:
+    """The stack names the table to the projector, the replay worker and the erasure function;
+    any other function embeds without a cache and has no cached vectors to forget."""
+    from agentmem.adapters.aws.dynamodb_vector_cache import DynamoDbVectorCache
+
+    assert AwsFactory(Settings(backend="aws", aws_region="us-east-1")).vector_cache() is None
+    named = Settings(backend="aws", aws_region="us-east-1", vector_table_name="agentmem-acme-vectors")
+    assert isinstance(AwsFactory(named).vector_cache(), DynamoDbVectorCache)

@@ -122,6 +122,9 @@ class Settings(BaseModel):
 
     # aws backend
     table_name: str = "agentmem-log"
+    # The projection's vector cache table (the stack sets it for the projector, the replay worker
+    # and the erasure function); unset, projection on AWS embeds every text without a cache.
+    vector_table_name: str | None = None
     bucket_name: str = "agentmem-blobs"
     aws_region: str | None = None
     endpoint_url: str | None = None

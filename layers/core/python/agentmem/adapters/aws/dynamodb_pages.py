@@ -1,5 +1,6 @@
-"""The two DynamoDB loops several adapters need: a Query read to its last page, and a
-BatchWriteItem retried until DynamoDB has taken every request it handed back."""
+"""The DynamoDB loops several adapters need: a Query read to its last page, and a BatchWriteItem
+retried until DynamoDB has taken every request it handed back (and a BatchGetItem until it has
+answered every key it left unprocessed)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from agentmem.errors import BackendUnavailableError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
-    from mypy_boto3_dynamodb.type_defs import QueryInputTypeDef, WriteRequestTypeDef
+    from mypy_boto3_dynamodb.type_defs import KeysAndAttributesTypeDef, QueryInputTypeDef, WriteRequestTypeDef
 
 BATCH_WRITE = 25  # BatchWriteItem's limit
+BATCH_GET = 100  # BatchGetItem's limit
 MAX_BATCH_ATTEMPTS = 8
 
 
@@ -56,3 +58,37 @@ def batch_write(
                 break
         else:
             raise BackendUnavailableError(f"{action}: DynamoDB kept handing items back")
+
+
+def batch_get(
+    client: DynamoDBClient,
+    table: str,
+    keys: Sequence[Item],
+    action: str,
+    *,
+    projection: str | None = None,
+    consistent: bool = True,
+) -> Iterator[Item]:
+    """The items of `keys` that exist, in batches of 100. Keys DynamoDB leaves unprocessed
+    (throttling, or 16 MB of answer) are asked again with backoff; only rounds that bring
+    nothing count against the limit."""
+    for begin in range(0, len(keys), BATCH_GET):
+        left = list(keys[begin : begin + BATCH_GET])
+        idle = 0
+        while left:
+            request: KeysAndAttributesTypeDef = {"Keys": left, "ConsistentRead": consistent}
+            if projection is not None:
+                request["ProjectionExpression"] = projection
+            try:
+                answer = client.batch_get_item(RequestItems={table: request})
+            except (ClientError, BotoCoreError) as exc:
+                raise translate_client_error(exc, action) from exc
+            got = answer.get("Responses", {}).get(table, [])
+            yield from got
+            unprocessed = answer.get("UnprocessedKeys", {}).get(table)
+            left = cast("list[Item]", list(unprocessed["Keys"])) if unprocessed is not None else []
+            if left:
+                idle = 0 if got else idle + 1
+                if idle >= MAX_BATCH_ATTEMPTS:
+                    raise BackendUnavailableError(f"{action}: DynamoDB kept leaving keys unprocessed")
+                time.sleep(pause(idle))

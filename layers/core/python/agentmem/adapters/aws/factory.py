@@ -1,7 +1,7 @@
 """Every port of the AWS backend: the log, both libraries and the catalogue in the one DynamoDB
-table (its stream drives the projector), blobs in S3, every index in OpenSearch. Each port is built
-when first asked for: the write function builds the log and blobs only, and never imports
-opensearch-py, numpy or tiktoken."""
+table (its stream drives the projector), the vector cache in a table of its own, blobs in S3,
+every index in OpenSearch. Each port is built when first asked for: the write function builds
+the log and blobs only, and never imports opensearch-py, numpy or tiktoken."""
 
 from __future__ import annotations
 
@@ -111,10 +111,15 @@ class AwsFactory:
         return models.embedder(self._settings, "bedrock")
 
     def vector_cache(self) -> VectorCache | None:
-        """None: the stream projector embeds each batch without a cache. A table of vectors would
-        need its own erasure path across functions; an in-process one would outlive an erasure
-        run by another function (docs/benchmarks.md, projection)."""
-        return None
+        """The stack's vector table, where the projector and the replay worker keep what they
+        embedded and the erasure function forgets a subject's share (docs/erasure.md). None without
+        a table name: that function then embeds without a cache and has no vectors to forget."""
+        name = self._settings.vector_table_name
+        if not name:
+            return None
+        from agentmem.adapters.aws.dynamodb_vector_cache import DynamoDbVectorCache
+
+        return DynamoDbVectorCache(name, self._tenant, client=self._dynamodb)
 
     def llm(self) -> LLM:
         return models.llm(self._settings, "bedrock")

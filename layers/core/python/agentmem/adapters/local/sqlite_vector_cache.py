@@ -3,18 +3,18 @@ subject that owns it.
 
 It lives beside the generations, in no generation of its own, so a replay or a shadow build into
 a new generation finds every vector the old one computed. A vector is stored as float32 when
-that keeps every float exactly (MiniLM's are float32 already: half the bytes), else as float64,
-so what `get` returns is always exactly what `put` was given."""
+that keeps every float exactly, else as float64 (agentmem.adapters.vector_bytes), so what `get`
+returns is always exactly what `put` was given."""
 
 from __future__ import annotations
 
 import logging
 import sqlite3
-from array import array
 from collections.abc import Mapping, Sequence
 from itertools import islice
 
 from agentmem.adapters.local.sqlite_db import SqliteDatabase
+from agentmem.adapters.vector_bytes import decode, encode
 from agentmem.errors import BackendUnavailableError
 from agentmem.ports.vectors import VectorKey
 
@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS vector_cache_owners (
 CREATE INDEX IF NOT EXISTS vector_cache_owners_by_digest ON vector_cache_owners (tenant_id, model, digest)
 """
 CHUNK = 500  # digests per lookup, well under SQLite's variable limit on any build
-_SINGLE, _DOUBLE = b"f", b"d"  # the blob's first byte: how the floats after it are stored
 
 # A vector goes with its last owner: none of the owners left may still say its text.
 _UNOWNED = """
@@ -43,19 +42,6 @@ DELETE FROM vector_cache WHERE tenant_id = :tenant AND (model, digest) IN (
     AND o.digest = vector_cache.digest AND o.subject_id <> :subject
 )
 """
-
-
-def encode(vector: Sequence[float]) -> bytes:
-    single = array("f", vector)
-    if single.tolist() == list(vector):
-        return _SINGLE + single.tobytes()
-    return _DOUBLE + array("d", vector).tobytes()
-
-
-def decode(blob: bytes) -> list[float]:
-    floats = array("f" if blob[:1] == _SINGLE else "d")
-    floats.frombytes(blob[1:])
-    return floats.tolist()
 
 
 class SqliteVectorCache:
