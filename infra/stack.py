@@ -139,6 +139,12 @@ class TenantStack(cdk.Stack):
         cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL; routes start with /v1")
         cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name)
         cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name)
+        cdk.CfnOutput(
+            self,
+            "VectorTableName",
+            value=self.storage.vector_table.table_name,
+            description="The projection's vector cache: AGENTMEM_VECTOR_TABLE_NAME for redrive, catch-up and replay",
+        )
         cdk.CfnOutput(self, "SearchEndpoint", value=self.vectors.endpoint)
         cdk.CfnOutput(
             self,

@@ -188,11 +188,12 @@ def test_api_gateway_errors_use_the_api_error_shape(acme: Synth) -> None:
         assert json.loads(template.replace("$context.error.messageString", '"x"'))["error"]["message"] == "x"
 
 
-def test_outputs_name_the_api_url_table_bucket_search_endpoint_and_dead_letters(acme: Synth) -> None:
+def test_outputs_name_the_api_url_tables_bucket_search_endpoint_and_dead_letters(acme: Synth) -> None:
     assert set(acme.template.to_json()["Outputs"]) == {
         "ApiUrl",
         "TableName",
         "BucketName",
+        "VectorTableName",
         "SearchEndpoint",
         "ProjectorDeadLetterQueueUrl",
         "ErasureDeadLetterQueueUrl",
