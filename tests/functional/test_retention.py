@@ -161,3 +161,18 @@ def test_an_erasure_also_removes_what_retention_kept(services: Services, history
     services.erasure.erase("priya")
 
     assert list(snapshot.pages()) == []
+
+
+def test_history_passages_of_expired_events_survive_the_sweep(
+    services: Services, history: dict[str, Event]
+) -> None:
+    """Passages are derived like beliefs: the worker indexes every event's passage before its
+    sweep can expire the event, and the sweep leaves the passage (and its vector) in place."""
+    passages = services.semantic.passages
+    assert passages is not None
+    local_worker(services).settle()  # indexes the passages; its sweep runs at today's date
+
+    assert services.event_log.list_events("s1") == []  # expired by the worker's own sweep
+    hits = passages.active().keyword_search("priya", "bank statement", 5)
+    assert [h.passage.event_id for h in hits] == [history["own_blob"].event_id]
+    assert passages.active().pending_count("priya") == 0  # its vector is in too
