@@ -1,23 +1,21 @@
 """The stale-dependents index's grants: every DynamoDB call the adapter makes for a function, with
 the keys it makes it on, is allowed by that function's policy, and nothing more of the index is.
 
-The calls are not listed by hand: the adapter runs on moto with the stack's tenant, and every
-request it sends is recorded (operation and partition keys). A change to its key shapes or to the
-operations it uses then fails here until the stack grants it, rather than on a deployed stack."""
+The calls are recorded as the adapter makes them on moto with the stack's tenant (tests/infra/grants.py),
+so a change to its key shapes or operations fails here rather than on a deployed stack."""
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from aws_cdk.assertions import Match
 
 from agentmem.adapters.aws.dynamodb_dependents import DynamoDbDependentsIndex
 from agentmem.model.dependents import BeliefRef, BeliefUse
 from tests.aws_fixtures import fake_log_table
-from tests.infra.conftest import Synth, log_table, only
+from tests.infra.conftest import Synth, log_table
+from tests.infra.grants import Call, allows, calls_sent, function_statements, role_statements
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -27,20 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("infra")]
 TABLE = "agentmem-log"
 RISK = BeliefRef(subject_id="priya", key="risk_tolerance")
 HORIZON = BeliefRef(subject_id="priya", key="horizon")
-Call = tuple[str, frozenset[str]]  # IAM action, the partition keys it touches
 Use = Callable[[DynamoDbDependentsIndex], None]
-
-
-def _partition_keys(operation: str, params: dict[str, Any]) -> frozenset[str]:
-    if operation == "Query":
-        return frozenset({params["ExpressionAttributeValues"][":pk"]["S"]})
-    if operation == "BatchWriteItem":
-        requests = [r for table in params["RequestItems"].values() for r in table]
-        return frozenset(
-            (r["PutRequest"]["Item"] if "PutRequest" in r else r["DeleteRequest"]["Key"])["pk"]["S"]
-            for r in requests
-        )
-    return frozenset({(params.get("Key") or params["Item"])["pk"]["S"]})
 
 
 @pytest.fixture
@@ -53,18 +38,7 @@ def _calls(client: DynamoDBClient, use: Use) -> set[Call]:
     index = DynamoDbDependentsIndex(TABLE, "acme", client=client)
     index.record("guidance:g", [BeliefUse(RISK, 1), BeliefUse(HORIZON, 0)], "v1")
     index.record("report:r", [BeliefUse(RISK, 1)], "{}")
-    seen: set[Call] = set()
-
-    def record(model: Any, params: dict[str, Any], **_: Any) -> None:
-        seen.add((f"dynamodb:{model.name}", _partition_keys(model.name, params)))
-
-    client.meta.events.register("provide-client-params.dynamodb.*", record)
-    try:
-        use(index)
-    finally:
-        client.meta.events.unregister("provide-client-params.dynamodb.*", record)
-    assert seen, "the use sent nothing"
-    return seen
+    return calls_sent(client, lambda: use(index))
 
 
 def _recording(index: DynamoDbDependentsIndex) -> None:
@@ -84,50 +58,6 @@ def _marking(index: DynamoDbDependentsIndex) -> None:
     index.mark_erased("priya")
 
 
-def _statements(synth: Synth, description: str) -> list[dict[str, Any]]:
-    _, function = only(
-        synth.resources("AWS::Lambda::Function", {"Description": Match.string_like_regexp(description)})
-    )
-    role = function["Properties"]["Role"]["Fn::GetAtt"][0]
-    return _role_statements(synth, role)
-
-
-def _role_statements(synth: Synth, role_prefix: str) -> list[dict[str, Any]]:
-    statements: list[dict[str, Any]] = []
-    for policy in synth.resources("AWS::IAM::Policy").values():
-        if any(r["Ref"].startswith(role_prefix) for r in policy["Properties"].get("Roles", [])):
-            statements += policy["Properties"]["PolicyDocument"]["Statement"]
-    assert statements, role_prefix
-    return statements
-
-
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
-
-
-def _allows(statements: list[dict[str, Any]], table_id: str, call: Call) -> bool:
-    """Whether one Allow statement grants the call on the table, its LeadingKeys (ForAllValues:
-    every key of the request matches one of the statement's patterns) included. IAM evaluates each
-    statement on the whole request: two statements cannot share one BatchWriteItem between them."""
-    action, keys = call
-    for statement in statements:
-        if statement.get("Effect", "Allow") != "Allow" or action not in _as_list(statement["Action"]):
-            continue
-        if {"Fn::GetAtt": [table_id, "Arn"]} not in _as_list(statement["Resource"]):
-            continue
-        condition = statement.get("Condition")
-        if condition is None:
-            return True
-        patterns = condition.get("ForAllValues:StringLike", {}).get("dynamodb:LeadingKeys")
-        if (
-            set(condition) == {"ForAllValues:StringLike"}
-            and patterns is not None
-            and all(any(fnmatch.fnmatchcase(key, p) for p in patterns) for key in keys)
-        ):
-            return True
-    return False
-
-
 RECORDERS = ["procedural", "composer"]
 MARKERS = ["agentmem projector:", "agentmem erasure:"]
 
@@ -137,13 +67,13 @@ def test_skills_and_compose_may_record_read_and_forget_dependents(
     acme: Synth, dynamodb: DynamoDBClient, description: str
 ) -> None:
     table_id, _ = log_table(acme)
-    statements = _statements(acme, description)
+    statements = function_statements(acme, description)
     calls = _calls(dynamodb, _recording)
     assert {a for a, _ in calls} >= {"dynamodb:BatchWriteItem", "dynamodb:Query", "dynamodb:GetItem"}
-    missing = sorted((a, sorted(k)) for a, k in calls if not _allows(statements, table_id, (a, k)))
+    missing = sorted((a, sorted(k)) for a, k in calls if not allows(statements, table_id, (a, k)))
     assert missing == []
     # They never mark: that is the projection step's alone.
-    assert not any(_allows(statements, table_id, call) for call in _calls(dynamodb, _marking)
+    assert not any(allows(statements, table_id, call) for call in _calls(dynamodb, _marking)
                    if call[0] == "dynamodb:UpdateItem")  # fmt: skip
 
 
@@ -152,10 +82,10 @@ def test_the_read_function_may_look_up_the_stale_guidance_a_context_read_places(
 ) -> None:
     """It serves `POST /v1/context`, whose skills source asks which found guidance is stale."""
     table_id, _ = log_table(acme)
-    statements = _statements(acme, "agentmem read path")
+    statements = function_statements(acme, "agentmem read path")
     calls = _calls(dynamodb, lambda index: index.stale_of_many(["guidance:g", "guidance:h"]))
     assert {a for a, _ in calls} == {"dynamodb:Query"}
-    assert [c for c in calls if not _allows(statements, table_id, c)] == []
+    assert [c for c in calls if not allows(statements, table_id, c)] == []
 
 
 @pytest.mark.parametrize("description", MARKERS)
@@ -163,30 +93,30 @@ def test_the_projector_and_the_erasure_may_mark_dependents_and_nothing_more(
     acme: Synth, dynamodb: DynamoDBClient, description: str
 ) -> None:
     table_id, _ = log_table(acme)
-    statements = _statements(acme, description)
+    statements = function_statements(acme, description)
     calls = _calls(dynamodb, _marking)
     assert {action for action, _ in calls} == {"dynamodb:Query", "dynamodb:UpdateItem"}
-    assert sorted((a, sorted(k)) for a, k in calls if not _allows(statements, table_id, (a, k))) == []
+    assert sorted((a, sorted(k)) for a, k in calls if not allows(statements, table_id, (a, k))) == []
     # Recording (a batch over both partitions, a dependent's body) is not theirs.
     recorded = [c for c in _calls(dynamodb, _recording) if c[0] == "dynamodb:BatchWriteItem"]
-    assert recorded and not any(_allows(statements, table_id, call) for call in recorded)
+    assert recorded and not any(allows(statements, table_id, call) for call in recorded)
 
 
 def test_the_operator_marks_what_catch_up_and_redrive_move(acme: Synth, dynamodb: DynamoDBClient) -> None:
     table_id, _ = log_table(acme)
-    statements = _role_statements(acme, "ReplayOperatorRole")
-    assert all(_allows(statements, table_id, call) for call in _calls(dynamodb, _marking))
+    statements = role_statements(acme, "ReplayOperatorRole")
+    assert all(allows(statements, table_id, call) for call in _calls(dynamodb, _marking))
     recorded = _calls(dynamodb, _recording)
-    assert not any(_allows(statements, table_id, c) for c in recorded if c[0] == "dynamodb:BatchWriteItem")
+    assert not any(allows(statements, table_id, c) for c in recorded if c[0] == "dynamodb:BatchWriteItem")
 
 
 def test_one_statement_grants_a_batch_over_both_partitions(acme: Synth) -> None:
     """A recording batch mixes DEP and CITED keys; split over two statements, IAM refuses it."""
     table_id, _ = log_table(acme)
     batch = ("dynamodb:BatchWriteItem", frozenset({"T#acme#DEP#guidance:g", "T#acme#CITED#priya"}))
-    composer = _statements(acme, "composer")
-    assert _allows(composer, table_id, batch)
-    assert not _allows(composer, table_id, ("dynamodb:BatchWriteItem", frozenset({"T#acme#S#s1"})))
+    composer = function_statements(acme, "composer")
+    assert allows(composer, table_id, batch)
+    assert not allows(composer, table_id, ("dynamodb:BatchWriteItem", frozenset({"T#acme#S#s1"})))
 
 
 def test_no_function_may_touch_another_tenants_dependents(acme: Synth) -> None:
@@ -194,4 +124,4 @@ def test_no_function_may_touch_another_tenants_dependents(acme: Synth) -> None:
     other = [("dynamodb:UpdateItem", frozenset({"T#globex#DEP#guidance:g"})),
              ("dynamodb:BatchWriteItem", frozenset({"T#globex#CITED#priya"}))]  # fmt: skip
     for description in [*RECORDERS, *MARKERS]:
-        assert not any(_allows(_statements(acme, description), table_id, call) for call in other)
+        assert not any(allows(function_statements(acme, description), table_id, call) for call in other)

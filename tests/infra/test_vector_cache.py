@@ -1,14 +1,14 @@
 """The vector cache's table and grants: a table of its own, and every DynamoDB call the adapter
 makes for a function allowed by that function's policy on it, and nothing of it for the others.
 
-As in test_dependents.py, the calls are not listed by hand: the adapter runs on moto with the
-stack's tenant and every request it sends is recorded (operation and partition keys), so a change
-to its keys or its operations fails here rather than on a deployed stack."""
+The calls are recorded as the adapter makes them on moto with the stack's tenant
+(tests/infra/grants.py), so a change to its keys or its operations fails here rather than on a
+deployed stack."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import boto3
 import pytest
@@ -19,7 +19,7 @@ from agentmem.adapters.aws.dynamodb_vector_cache import DynamoDbVectorCache
 from tests.aws_fixtures import create_vector_table, use_fake_aws_environment
 from tests.contract.vector_cache_contract import MODEL, SINGLE, digest
 from tests.infra.conftest import Synth, log_table, only, vector_table
-from tests.infra.test_dependents import Call, _allows, _role_statements, _statements
+from tests.infra.grants import Call, allows, as_list, calls_sent, function_statements, role_statements
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -30,18 +30,6 @@ TABLE = "agentmem-vectors"
 Use = Callable[[DynamoDbVectorCache], object]
 CACHERS = ["agentmem projector:", "agentmem replay worker:"]
 WITHOUT = ["write path", "read path", "procedural", "composer"]
-
-
-def _partition_keys(operation: str, params: dict[str, Any]) -> frozenset[str]:
-    if operation == "Query":
-        return frozenset({params["ExpressionAttributeValues"][":pk"]["S"]})
-    if operation == "BatchGetItem":
-        return frozenset(k["pk"]["S"] for t in params["RequestItems"].values() for k in t["Keys"])
-    requests = [r for t in params["RequestItems"].values() for r in t]  # BatchWriteItem
-    return frozenset(
-        (r["PutRequest"]["Item"] if "PutRequest" in r else r["DeleteRequest"]["Key"])["pk"]["S"]
-        for r in requests
-    )
 
 
 @pytest.fixture
@@ -57,18 +45,7 @@ def _calls(client: DynamoDBClient, use: Use) -> set[Call]:
     """What `use` sends, on a cache already holding a vector of priya's and sam's words."""
     cache = DynamoDbVectorCache(TABLE, "acme", client=client)
     cache.put(MODEL, {("priya", digest("a")): SINGLE, ("sam", digest("a")): SINGLE})
-    seen: set[Call] = set()
-
-    def record(model: Any, params: dict[str, Any], **_: Any) -> None:
-        seen.add((f"dynamodb:{model.name}", _partition_keys(model.name, params)))
-
-    client.meta.events.register("provide-client-params.dynamodb.*", record)
-    try:
-        use(cache)
-    finally:
-        client.meta.events.unregister("provide-client-params.dynamodb.*", record)
-    assert seen, "the use sent nothing"
-    return seen
+    return calls_sent(client, lambda: use(cache))
 
 
 def _projecting(cache: DynamoDbVectorCache) -> None:
@@ -111,10 +88,10 @@ def test_the_projector_and_the_replay_worker_may_read_write_and_forget_cached_ve
     acme: Synth, dynamodb: DynamoDBClient, description: str
 ) -> None:
     table_id, _ = vector_table(acme)
-    statements = _statements(acme, description)
+    statements = function_statements(acme, description)
     calls = _calls(dynamodb, _projecting)
     assert {a for a, _ in calls} == {"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:Query"}
-    assert sorted((a, sorted(k)) for a, k in calls if not _allows(statements, table_id, (a, k))) == []
+    assert sorted((a, sorted(k)) for a, k in calls if not allows(statements, table_id, (a, k))) == []
 
 
 def test_the_operator_embeds_through_the_cache_as_the_projector_does(
@@ -122,34 +99,33 @@ def test_the_operator_embeds_through_the_cache_as_the_projector_does(
 ) -> None:
     """Catch-up and redrive run the projector's code with its settings, from a workstation."""
     table_id, _ = vector_table(acme)
-    statements = _role_statements(acme, "ReplayOperatorRole")
-    assert all(_allows(statements, table_id, call) for call in _calls(dynamodb, _projecting))
+    statements = role_statements(acme, "ReplayOperatorRole")
+    assert all(allows(statements, table_id, call) for call in _calls(dynamodb, _projecting))
 
 
 def test_the_erasure_function_may_forget_cached_vectors_and_not_read_them(
     acme: Synth, dynamodb: DynamoDBClient
 ) -> None:
     table_id, _ = vector_table(acme)
-    statements = _statements(acme, "agentmem erasure:")
+    statements = function_statements(acme, "agentmem erasure:")
     calls = _calls(dynamodb, _forgetting)
     assert {a for a, _ in calls} == {"dynamodb:BatchWriteItem", "dynamodb:Query"}
-    assert [c for c in calls if not _allows(statements, table_id, c)] == []
+    assert [c for c in calls if not allows(statements, table_id, c)] == []
     read = _calls(dynamodb, lambda cache: cache.get(MODEL, [digest("a")]))
-    assert not any(_allows(statements, table_id, call) for call in read)
+    assert not any(allows(statements, table_id, call) for call in read)
 
 
 @pytest.mark.parametrize("description", WITHOUT)
 def test_no_other_function_reaches_the_vector_table(acme: Synth, description: str) -> None:
     table_id, _ = vector_table(acme)
-    statements = _statements(acme, description)
-    assert not any({"Fn::GetAtt": [table_id, "Arn"]} in (s["Resource"] if isinstance(s["Resource"], list)
-                   else [s["Resource"]]) for s in statements)  # fmt: skip
+    statements = function_statements(acme, description)
+    assert not any({"Fn::GetAtt": [table_id, "Arn"]} in as_list(s["Resource"]) for s in statements)
 
 
 def test_no_function_may_touch_another_tenants_vectors(acme: Synth) -> None:
     table_id, _ = vector_table(acme)
     other: list[Call] = [("dynamodb:BatchWriteItem", frozenset({f"T#globex#V#{MODEL}#{digest('a')}"})),
                          ("dynamodb:Query", frozenset({"T#globex#OWNS#priya"}))]  # fmt: skip
-    for statements in [*(_statements(acme, d) for d in [*CACHERS, "agentmem erasure:"]),
-                       _role_statements(acme, "ReplayOperatorRole")]:  # fmt: skip
-        assert not any(_allows(statements, table_id, call) for call in other)
+    for statements in [*(function_statements(acme, d) for d in [*CACHERS, "agentmem erasure:"]),
+                       role_statements(acme, "ReplayOperatorRole")]:  # fmt: skip
+        assert not any(allows(statements, table_id, call) for call in other)
