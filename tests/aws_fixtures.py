@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
@@ -34,8 +34,8 @@ def use_fake_aws_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
 
 
-def create_log_table(client: DynamoDBClient, name: str) -> str:
-    """The event log table: `pk` + `sk` strings, on demand, streaming new images. Returns its stream ARN."""
+def _create_pk_sk_table(client: DynamoDBClient, name: str, **extra: Any) -> dict[str, Any]:
+    """An on-demand table keyed by `pk` + `sk` strings, as the stack's tables are."""
     response = client.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
@@ -44,24 +44,21 @@ def create_log_table(client: DynamoDBClient, name: str) -> str:
             {"AttributeName": "sk", "AttributeType": "S"},
         ],
         BillingMode="PAY_PER_REQUEST",
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        **extra,
     )
     client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10})
-    return response["TableDescription"].get("LatestStreamArn", "")
+    return dict(response["TableDescription"])
+
+
+def create_log_table(client: DynamoDBClient, name: str) -> str:
+    """The event log table, streaming new images. Returns its stream ARN."""
+    stream = {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    return str(_create_pk_sk_table(client, name, StreamSpecification=stream).get("LatestStreamArn", ""))
 
 
 def create_vector_table(client: DynamoDBClient, name: str) -> None:
-    """The vector cache table: `pk` + `sk` strings, on demand, no stream (infra/constructs/storage.py)."""
-    client.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10})
+    """The vector cache table: no stream (infra/constructs/storage.py)."""
+    _create_pk_sk_table(client, name)
 
 
 def fake_log_table(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[DynamoDBClient]:
