@@ -143,7 +143,7 @@ class TenantStack(cdk.Stack):
             self,
             "VectorTableName",
             value=self.storage.vector_table.table_name,
-            description="The projection's vector cache: AGENTMEM_VECTOR_TABLE_NAME for redrive, catch-up and replay",
+            description="The vector cache: AGENTMEM_VECTOR_TABLE_NAME for redrive, catch-up, replay",
         )
         cdk.CfnOutput(self, "SearchEndpoint", value=self.vectors.endpoint)
         cdk.CfnOutput(
