@@ -70,6 +70,15 @@ def fake_log_table(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[Dynam
         yield client
 
 
+def fake_vector_table(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[DynamoDBClient]:
+    """The same with the vector cache table `name` in it."""
+    use_fake_aws_environment(monkeypatch)
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        create_vector_table(client, name)
+        yield client
+
+
 def create_blob_bucket(client: S3Client, name: str) -> str:
     """The blob bucket; outside us-east-1 S3 needs the location spelled out. Returns its name."""
     region = client.meta.region_name

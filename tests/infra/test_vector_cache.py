@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-import boto3
 import pytest
 from aws_cdk.assertions import Match
-from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_vector_cache import DynamoDbVectorCache
-from tests.aws_fixtures import create_vector_table, use_fake_aws_environment
+from tests.aws_fixtures import fake_vector_table
 from tests.contract.vector_cache_contract import MODEL, SINGLE, digest
 from tests.infra.conftest import Synth, log_table, only, vector_table
 from tests.infra.grants import Call, allows, as_list, calls_sent, function_statements, role_statements
@@ -34,11 +32,7 @@ WITHOUT = ["write path", "read path", "procedural", "composer"]
 
 @pytest.fixture
 def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoDBClient]:
-    use_fake_aws_environment(monkeypatch)
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_vector_table(client, TABLE)
-        yield client
+    yield from fake_vector_table(monkeypatch, TABLE)
 
 
 def _calls(client: DynamoDBClient, use: Use) -> set[Call]:
