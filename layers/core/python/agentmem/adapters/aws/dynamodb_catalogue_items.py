@@ -22,17 +22,17 @@ compressing payloads is refused (InvalidInputError, field `assets`) and has to b
 from __future__ import annotations
 
 import json
-import time
 import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from agentmem.adapters.aws.dynamodb_transact import pause, transact
+from agentmem.adapters.aws.dynamodb_pages import batch_get
+from agentmem.adapters.aws.dynamodb_transact import transact
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.compose.model import Asset, ComposerSkill, StoredAsset
-from agentmem.errors import BackendUnavailableError, InvalidInputError
+from agentmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -53,7 +53,7 @@ MAX_TRANSACTION_BYTES = 4_000_000
 """DynamoDB's limit on the items of one TransactWriteItems (4 MB), rounded down."""
 ITEM_OVERHEAD = 256
 """Attribute names, numbers and list framing of an asset item, generously."""
-BATCH_GET_KEYS, BATCH_GET_IDLE_ROUNDS = 100, 8
+BATCH_GET_KEYS = 100  # BatchGetItem's limit
 HEADER_FIELDS = ("asset_id", "path", "kind", "title", "principals", "deprecated", "change_seq", "cites")
 
 
@@ -213,28 +213,9 @@ class CatalogueTable:
             query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def batch_get(self, keys: list[Item], action: str) -> list[Item]:
-        """Every item among up to BATCH_GET_KEYS keys. Keys DynamoDB leaves unprocessed
-        (throttling, or 16 MB of answer) are asked for again; only rounds that bring nothing count
-        against the limit."""
-        items: list[Item] = []
-        idle = 0
-        while keys:
-            try:
-                response = self.client.batch_get_item(
-                    RequestItems={self.table: {"Keys": keys, "ConsistentRead": True}}
-                )
-            except (ClientError, BotoCoreError) as exc:
-                raise translate_client_error(exc, action) from exc
-            got = response["Responses"].get(self.table, [])
-            items.extend(got)
-            left = response.get("UnprocessedKeys", {}).get(self.table)
-            keys = list(left["Keys"]) if left is not None else []
-            if keys:
-                idle = 0 if got else idle + 1
-                if idle >= BATCH_GET_IDLE_ROUNDS:
-                    raise BackendUnavailableError(f"{action}: DynamoDB is throttling")
-                time.sleep(pause(idle))
-        return items
+        """Every item among `keys` that exists (dynamodb_pages.batch_get: unprocessed keys asked
+        for again)."""
+        return list(batch_get(self.client, self.table, keys, action))
 
     def transact(self, action: str, actions: list[TransactWriteItemTypeDef]) -> list[str] | None:
         """None once committed; the cancellation reasons when a condition or a conflict stopped it."""

@@ -3,17 +3,17 @@ tombstone is what every append's transaction checks (dynamodb_subject_items)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.dynamodb_items import Item
+from agentmem.adapters.aws.dynamodb_pages import batch_get
 from agentmem.adapters.aws.dynamodb_subject_items import TOMBSTONE_SK, erasure_key, tombstone_key
-from agentmem.adapters.aws.dynamodb_transact import pause, transact
+from agentmem.adapters.aws.dynamodb_transact import transact
 from agentmem.adapters.aws.errors import translate_client_error
 from agentmem.errors import AgentMemError, NotFoundError
 from agentmem.subjects.model import ErasureRecord
@@ -21,8 +21,6 @@ from agentmem.subjects.model import ErasureRecord
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
-
-BATCH_GET = 100  # BatchGetItem's limit
 
 
 class DynamoDbErasureLedger:
@@ -92,32 +90,6 @@ class DynamoDbErasureLedger:
 
     def erased(self, subject_ids: Collection[str]) -> set[str]:
         by_pk = {tombstone_key(self._tenant, s)["pk"]["S"]: s for s in set(subject_ids)}
-        found: set[str] = set()
-        pks = sorted(by_pk)
-        for start in range(0, len(pks), BATCH_GET):
-            keys: list[Item] = [
-                {"pk": {"S": pk}, "sk": {"S": TOMBSTONE_SK}} for pk in pks[start : start + BATCH_GET]
-            ]
-            attempt = 0
-            while keys:
-                if attempt:
-                    time.sleep(pause(attempt))  # DynamoDB handed some keys back: it is throttling
-                attempt += 1
-                try:
-                    answer = self._client.batch_get_item(
-                        RequestItems={
-                            self._table: {"Keys": keys, "ConsistentRead": True, "ProjectionExpression": "pk"}
-                        }
-                    )
-                except (ClientError, BotoCoreError) as exc:
-                    raise translate_client_error(exc, "read erasure tombstones") from exc
-                found.update(
-                    by_pk[item["pk"]["S"]] for item in answer.get("Responses", {}).get(self._table, [])
-                )
-                unprocessed = answer.get("UnprocessedKeys", {})
-                keys = (
-                    cast("list[Item]", list(unprocessed[self._table]["Keys"]))
-                    if self._table in unprocessed
-                    else []
-                )
-        return found
+        keys: list[Item] = [{"pk": {"S": pk}, "sk": {"S": TOMBSTONE_SK}} for pk in sorted(by_pk)]
+        found = batch_get(self._client, self._table, keys, "read erasure tombstones", projection="pk")
+        return {by_pk[item["pk"]["S"]] for item in found}

@@ -5,7 +5,7 @@ answered every key it left unprocessed)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -67,11 +67,12 @@ def batch_get(
     action: str,
     *,
     projection: str | None = None,
+    names: Mapping[str, str] | None = None,
     consistent: bool = True,
 ) -> Iterator[Item]:
     """The items of `keys` that exist, in batches of 100. Keys DynamoDB leaves unprocessed
     (throttling, or 16 MB of answer) are asked again with backoff; only rounds that bring
-    nothing count against the limit."""
+    nothing count against the limit. `names` are the projection's attribute names, if it uses any."""
     for begin in range(0, len(keys), BATCH_GET):
         left = list(keys[begin : begin + BATCH_GET])
         idle = 0
@@ -79,6 +80,8 @@ def batch_get(
             request: KeysAndAttributesTypeDef = {"Keys": left, "ConsistentRead": consistent}
             if projection is not None:
                 request["ProjectionExpression"] = projection
+            if names:
+                request["ExpressionAttributeNames"] = dict(names)
             try:
                 answer = client.batch_get_item(RequestItems={table: request})
             except (ClientError, BotoCoreError) as exc:

@@ -35,7 +35,6 @@ FUNCTION_PREFIX, GUIDANCE_PREFIX = "FN#", "GD#"
 LINK_PREFIX, MIRROR_PREFIX = "LG#", "LF#"
 REVISION_SK = "REV"
 NEW, EXISTS = "attribute_not_exists(pk)", "attribute_exists(pk)"
-BATCH_GET_KEYS, BATCH_GET_ROUNDS = 100, 8
 MAX_BODY_BYTES = 380 * 1024
 """DynamoDB refuses items over 400 KB; the rest of the item's attributes fit in what is left."""
 

@@ -4,15 +4,13 @@ The item layout itself is in dynamodb_skill_items."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from agentmem.adapters.aws.dynamodb_pages import batch_get
 from agentmem.adapters.aws.dynamodb_skill_items import (
-    BATCH_GET_KEYS,
-    BATCH_GET_ROUNDS,
     EXISTS,
     NEW,
     Item,
@@ -23,14 +21,12 @@ from agentmem.adapters.aws.dynamodb_skill_items import (
     revision_item,
     skills_pk,
 )
-from agentmem.adapters.aws.dynamodb_transact import pause, transact
+from agentmem.adapters.aws.dynamodb_transact import transact
 from agentmem.adapters.aws.errors import translate_client_error
-from agentmem.errors import BackendUnavailableError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodb.type_defs import (
-        KeysAndAttributesTypeDef,
         QueryInputTypeDef,
         TransactWriteItemTypeDef,
     )
@@ -79,29 +75,13 @@ class SkillTable:
     def batch_get(self, sks: list[str], *fields: str) -> dict[str, Item]:
         """The items that exist among `sks`, by sk, projected to `fields` (and sk) if given; keys
         left unprocessed are asked for again."""
-        found: dict[str, Item] = {}
-        unique = list(dict.fromkeys(sks))
-        for start in range(0, len(unique), BATCH_GET_KEYS):
-            keys = [self.key(sk) for sk in unique[start : start + BATCH_GET_KEYS]]
-            request: KeysAndAttributesTypeDef = {"Keys": keys, "ConsistentRead": True}
-            if fields:
-                names = {f"#f{i}": field for i, field in enumerate(dict.fromkeys(("sk", *fields)))}
-                request["ProjectionExpression"] = ", ".join(names)
-                request["ExpressionAttributeNames"] = names
-            for attempt in range(BATCH_GET_ROUNDS):
-                try:
-                    response = self.client.batch_get_item(RequestItems={self.table: request})
-                except (ClientError, BotoCoreError) as exc:
-                    raise translate_client_error(exc, "read skill library") from exc
-                found.update((item["sk"]["S"], item) for item in response["Responses"].get(self.table, []))
-                left = response.get("UnprocessedKeys", {}).get(self.table)
-                if left is None or not left["Keys"]:
-                    break
-                request["Keys"] = list(left["Keys"])
-                time.sleep(pause(attempt))
-            else:
-                raise BackendUnavailableError("read skill library: DynamoDB is throttling")
-        return found
+        keys = [self.key(sk) for sk in dict.fromkeys(sks)]
+        names = {f"#f{i}": field for i, field in enumerate(dict.fromkeys(("sk", *fields)))} if fields else {}
+        projection = ", ".join(names) or None
+        found = batch_get(
+            self.client, self.table, keys, "read skill library", projection=projection, names=names
+        )
+        return {item["sk"]["S"]: item for item in found}
 
     def commit(self, action: str, actions: list[TransactWriteItemTypeDef]) -> bool:
         """True once committed; False when a condition failed or a concurrent transaction won."""
