@@ -2,7 +2,7 @@
 conversations, beside the utterance it came from, and the share a hand label calls right.
 
     .venv/bin/python bench/belief_precision.py
-        [--split dev|test|beliefs|beliefs2|beliefs3|beliefs4|beliefs5|all] [--dump beliefs.json]
+        [--split dev|test|beliefs|beliefs2|beliefs3|beliefs4|beliefs5|beliefs6|all] [--dump beliefs.json]
 
 The callers' conversations are appended and projected as bench/human_conversations.py does (the
 local backend, the embedded defaults, the rules extractor, no explicit facts). Each current belief
@@ -119,7 +119,7 @@ def main() -> None:
     parser.add_argument(
         "--split",
         default="dev",
-        choices=["dev", "test", "beliefs", "beliefs2", "beliefs3", "beliefs4", "beliefs5", "all"],
+        choices=["dev", "test", "beliefs", "beliefs2", "beliefs3", "beliefs4", "beliefs5", "beliefs6", "all"],
     )
     parser.add_argument("--dump", type=Path, help="also write every belief with its source utterances here")
     args = parser.parse_args()

@@ -177,8 +177,8 @@ def propose(
     the question sets' ones). Only 73 callers have MIN_CONVERSATIONS and the first 68 are taken, so
     `beliefs3` lowers the floor to SESSIONS and takes the first SUBJECTS that are no subject of any
     split: `--skip 68 --min-conversations 7` (the ranking's first 68 are exactly those subjects).
-    `beliefs4` and `beliefs5` take the next SUBJECTS the same way: `--skip 88` and `--skip 108`
-    (with `--min-conversations 7`; the ranking's first 88 and first 108 are the earlier subjects)."""
+    `beliefs4` to `beliefs6` take the next SUBJECTS the same way: `--skip 88`, `108` and `128`
+    (with `--min-conversations 7`; the ranking's first 88, 108 and 128 are the earlier subjects)."""
     by_caller: dict[int, list[Conversation]] = {}
     for conv in found.values():
         for caller in conv.sides.values():
@@ -263,7 +263,7 @@ def load_subjects(split: str | None = None) -> tuple[dict[str, Any], list[dict[s
     how to build the corpus when it is missing."""
     labels = json.loads(LABELS.read_text(encoding="utf-8"))
     # "all" is the dev and test question sets; the belief-precision callers ("beliefs" to
-    # "beliefs5") have no questions, and "test2" (held out, read once) is only ever asked for by name.
+    # "beliefs6") have no questions, and "test2" (held out, read once) is only ever asked for by name.
     questioned = split in (None, "all")
     chosen = [
         s for s in labels["subjects"] if s["split"] == split or (questioned and s["split"] in ("dev", "test"))
