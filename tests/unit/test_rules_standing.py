@@ -71,6 +71,17 @@ def extract(content: str) -> list[tuple[str, str]]:
         "Well, I gave up, I quit six years ago",  # a time where the habit would go
         "I started painting the fence on Sunday",  # one particular doing: a step of a story
         "I have one right now",  # "right now" counts nothing
+        # The fifth bar, written from the misreadings of the beliefs4 and beliefs5 callers:
+        "I like his records a lot.",  # "his": whose only the turn before says
+        "I like to keep a spare key in there",  # "in there": a container named before
+        "I don't like to have to have to rake leaves",  # a phrase said twice inside the value
+        "I like the old show better when, uh, Lou was on it",  # a comparison cut before its other side
+        "I'm a strong believer in, in recycling",  # the noun lost the "in ..." it takes
+        "and my little girl is is almost three",  # the value opens with a copula: a predicate
+        "I like the like denim jackets, the lined ones.",  # "like" after a determiner: a filler
+        "I have one now and I can't think of its name",  # "now" is no thing counted
+        "I just have one lovely with roses, uh, planter",  # an evaluation where the noun should be
+        "Well, our ours is two hundred for the family",  # a key that is a pronoun
     ],
 )
 def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None:
@@ -104,6 +115,9 @@ def test_a_statement_that_does_not_stand_alone_states_nothing(text: str) -> None
         ("I stopped eating meat last spring", ("activity", "stopped eating meat")),
         ("I'm a member of the church choir", ("identity", "member of the church choir")),
         ("I like the mountains", ("preference", "likes the mountains")),
+        ("I like to go sailing once in a while", ("preference", "likes to go sailing once in a while")),
+        ("I like Kevin Costner's movies", ("preference", "likes Kevin Costner's movies")),
+        ("I'm a Rangers fan", ("identity", "Rangers fan")),
         # A value cut at a trailing "and" keeps what came before it, and the sentence says so too.
         (
             "I love to visit old towns and the coast and",

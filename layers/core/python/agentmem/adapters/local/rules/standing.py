@@ -7,14 +7,18 @@ like to eat it"), a count of nothing ("I have one again at UT"). Such a belief c
 misleads; the passage it came from is still in history, where a reader sees it whole. So each
 statement is checked against the sentence it came from, and refused when:
 
-- its value holds a filler or a stutter ("the the", a phrase said twice, "I'm a I'm a"), or is
-  garbled ("I hate to that movie"), or holds a clause ("too the bedrooms are too small");
-- its value ends where a phrase cannot end (an article, a preposition, a conjunction, a particle,
-  a copula, a subject pronoun: "reading books like that I just");
-- its value points at something only the conversation names (it, them, him, her, mine, those;
-  "that kind of stuff"; "ones", "the one we saw"; "that", "this", "here", "there" at the end of a
-  short value), or its head is an empty noun ("taking my things") or one that needs the "of ..."
-  it lost ("I like a variety", "I'm a product myself");
+- its value holds a filler ("uh"; "like" after a determiner) or a stutter ("the the", a phrase
+  said twice, "to have to have to", "I'm a I'm a"), or is garbled ("I hate to that movie"), or
+  holds a clause ("too the bedrooms are too small");
+- its value ends where a phrase cannot end (an article, a preposition, a conjunction, a
+  subordinator, a particle, a copula, a subject pronoun: "reading books like that I just", "the
+  old series better when"), or on a comparative whose other side went unsaid ("a hundred
+  percent better"), or opens with a copula, so it is a predicate, not a value ("is just a little over two");
+- its value points at something only the conversation names (it, them, him, his, her, mine,
+  those; "in there"; "that kind of stuff"; "ones", "the one we saw"; "that", "this", "here",
+  "there" at the end of a short value), or its head is an empty noun ("taking my things") or one
+  that needs the "of ..." or "in ..." it lost ("I like a variety", "I'm a product myself", "I'm a
+  firm believer");
 - the value was not read whole (in_sentence.py): the phrase goes on right after it, a noun loses
   the clause it needs, a bare "to <verb>" lost its object, or the statement starts over;
 - a name is read where the sentence uses it as a modifier ("the TWU dorm");
@@ -26,7 +30,8 @@ statement is checked against the sentence it came from, and refused when:
   stop of one particular doing ("I started reading the newspaper") or with only a time where
   the habit would go ("I quit ten years ago");
 - what the subject is, given as a measure ("I'm a half hour");
-- its key is made of words that name no attribute (a pronoun, a conjunction, "thing", "day").
+- its key is made of words that name no attribute (a pronoun, a conjunction, "thing", "day",
+  "now"), or is an evaluation standing where a counted noun should be ("one beautiful").
 
 These are statements about form (where a phrase ends, what a word points at), not lists of
 sentences: each was written from a kind of misreading seen on one set of callers and measured on
@@ -43,11 +48,13 @@ from dataclasses import replace
 
 from agentmem.adapters.local.rules.found import Found
 from agentmem.adapters.local.rules.in_sentence import CLAUSE_HEADED_KEYS, read_whole
+from agentmem.adapters.local.rules.keys import singular
 from agentmem.adapters.local.rules.lexicon import (
     ADVERBS,
     COUNT_STOP,
     DEGREE,
     DISCOURSE,
+    EVALUATIVE,
     FILLERS,
     NUMBER_WORDS,
     PREPOSITIONS,
@@ -61,19 +68,28 @@ DANGLING = (
     | word_set(
         "the a an and or but nor that which who whose than as my your our their his her its of "
         "because if so out up off down back very pretty quite rather some any just "
-        "is are was were be been you we they"
+        "is are was were be been you we they when where whether unless until"
     )
 )
+# A value that ends on a bare comparative compares with something it does not say ("my knee is
+# a hundred percent better"). Not "more": "I like loud, I like the quiet bands more" names what
+# it is compared with in the false start before it.
+COMPARATIVES = word_set("less better worse")
 # "I" ends no value either, except as the last initial of a name ("T I", "D I S D").
 SUBJECT_I = "i"
 # Words that leave a value pointing at something the sentence does not name.
-DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these him her hers ones")
+DEICTIC_ANYWHERE = word_set("it it's them their theirs mine those these him his her hers ones")
+# "put a spoonful in there": the container is one the conversation named
+CONTAINED_IN = re.compile(r"\bin (?:there|here)\b")
 POINTING_ON = word_set("and or but kind sort type")
 FINITE_COPULAS = frozenset({"is", "are", "was", "were"})
 RELATIVES = word_set("that which who what")
 EMPTY_HEADS = word_set("thing things stuff")
-# Nouns that say nothing without their "of ..." ("I like a variety", "I'm a product myself").
-RELATIONAL_HEADS = word_set("variety kind sort type part member product bunch couple mix range combination")
+# Nouns that say nothing without the "of ..." or "in ..." they take ("I like a variety", "I'm a
+# product myself", "I'm a firm believer").
+RELATIONAL_HEADS = word_set(
+    "variety kind sort type part member product bunch couple mix range combination believer"
+)
 REFLEXIVES = word_set("myself ourselves himself herself themselves")
 # "the one we saw": "one" after a determiner, with a clause or nothing after it where a noun would
 # go, stands for a noun named before.
@@ -93,8 +109,8 @@ RELATIVE_TIME = re.compile(
 )
 # Attribute words that name nothing by themselves: "my main thing is space".
 EMPTY_KEY_WORDS = word_set(
-    "i me we you it and or again left more less thing things stuff part point deal problem question "
-    "idea way reason day time"
+    "i me we you it our ours mine yours and or again now left more less thing things stuff part point "
+    "deal problem question idea way reason day time"
 )
 TASTE_KEYS = frozenset({"preference"})
 QUANTIFIED = word_set("everything anything something nothing all much many")
@@ -148,6 +164,8 @@ def _names_nothing(fact: Found, words: list[str]) -> bool:
 def _clause_inside(raw: list[str]) -> bool:
     """A copula in the value as said makes it a clause, not a value ("too the bedrooms are too
     small"), unless a relative word opens it ("things that are interesting")."""
+    if raw[0].casefold() in FINITE_COPULAS:
+        return True  # "my little boy is is just a little over two": the value is a predicate
     return any(b in FINITE_COPULAS and a.casefold() not in RELATIVES for a, b in itertools.pairwise(raw))
 
 
@@ -213,13 +231,22 @@ def _empty_key(key: str) -> bool:
     """The key's first or last word names nothing ("capital_of_bosnia_and_herzegovina" is fine)."""
     parts = key.split("_")
     ends = {parts[0], parts[-1]}
-    return any(p in EMPTY_KEY_WORDS or (p.endswith("s") and p[:-1] in EMPTY_KEY_WORDS) for p in ends)
+    if any(p in EMPTY_KEY_WORDS or (p.endswith("s") and p[:-1] in EMPTY_KEY_WORDS) for p in ends):
+        return True
+    # "I have one beautiful with peonies, uh, umbrella stand": an evaluation stands where the
+    # counted noun should be, so the key is an adjective ("beautifuls") and names no attribute
+    return len(parts) == 1 and singular(parts[0]) in EVALUATIVE
 
 
 def _disfluent(value: str, words: list[str]) -> bool:
     """A filler or a stutter in the value, or the statement starting over inside it ("loves the
     food I love the food"; "likes I just finished ..."; "T I" is a name)."""
     if any(w in FILLERS for w in words) or any(a == b for a, b in itertools.pairwise(words)):
+        return True
+    if _phrase_said_twice(words):
+        return True
+    # "I like the like stretch pants": "like" after a determiner is a filler, not a word of the value
+    if any(a in DETERMINERS and b == "like" for a, b in itertools.pairwise(words)):
         return True
     verb = words[0].removesuffix("s")
     again = any(a == "i" and b.removesuffix("s") == verb for a, b in itertools.pairwise(words))
@@ -230,13 +257,20 @@ def _disfluent(value: str, words: list[str]) -> bool:
     return again or garbled or (len(words) > 1 and words[1] == "i" and value.split(maxsplit=1)[0].islower())
 
 
+def _phrase_said_twice(words: list[str]) -> bool:
+    """ "to have to have to pull grass": two or three words said again at once, a restart."""
+    return any(
+        words[i : i + n] == words[i + n : i + 2 * n] for n in (2, 3) for i in range(len(words) - 2 * n + 1)
+    )
+
+
 def _dangling(raw: list[str]) -> bool:
     """The value ends where a phrase cannot: `raw` are its words as written."""
     trimmed = raw[:-1] if len(raw) > 1 and raw[-1].casefold() in TRAILING_ADDITIVE else raw
     last = trimmed[-1].casefold()
     if last == SUBJECT_I:  # "reading books like that I just": a clause cut after its subject
         return not (trimmed[-1] == "I" and len(trimmed) > 1 and _initial(trimmed[-2]))
-    return last in DANGLING
+    return last in DANGLING or last in COMPARATIVES
 
 
 def _initial(word: str) -> bool:
@@ -244,7 +278,7 @@ def _initial(word: str) -> bool:
 
 
 def _deictic(words: list[str]) -> bool:
-    if any(w in DEICTIC_ANYWHERE for w in words):
+    if any(w in DEICTIC_ANYWHERE for w in words) or CONTAINED_IN.search(" ".join(words)):
         return True
     if PRO_ONE.search(" ".join(words)):
         return True  # "the one we saw before", "that one": a noun named before, not here
